@@ -1,0 +1,121 @@
+//! The command line: one clap `Args` struct per subcommand; doc comments are the help text.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+/// matome: hourly digests of many RSS/Atom/JSON feeds, archived as dated files and built into a
+/// searchable static site.
+#[derive(Debug, Parser)]
+#[command(name = "matome", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// The site's root folder (where matome.toml is).
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fetch every feed once and archive the new items in this hour's snapshot file
+    /// (content/YYYY/MM/DD/HHMM.md).
+    Fetch(FetchArgs),
+    /// Manage the feed list in matome.toml.
+    #[command(subcommand)]
+    Feeds(FeedsCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// The time the run is taken to happen (RFC 3339, e.g. 2021-07-20T08:28:58+09:00): names the
+    /// digest and decides what is new. Default: the clock.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_rfc3339)]
+    pub now: Option<chrono::DateTime<chrono::FixedOffset>>,
+
+    /// Exit non-zero if any feed failed (by default only when no feed could be fetched).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FeedsCommand {
+    /// Add feeds from an OPML file, or from a CSV with the header `sitename,FeedURL,Category`.
+    /// Feeds already configured are skipped.
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The OPML or CSV file.
+    pub file: PathBuf,
+}
+
+fn parse_rfc3339(s: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, String> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .map_err(|e| format!("`{s}` is not an RFC 3339 time like 2021-07-20T08:28:58+09:00 ({e})"))
+}
+
+/// Runs a parsed command line; the exit code tells the truth about partial failure.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Fetch(args) => fetch(&cli.root, args),
+        Command::Feeds(FeedsCommand::Import(args)) => {
+            let report = crate::import::import(&cli.root, &args.file)
+                .with_context(|| format!("importing feeds from {}", args.file.display()))?;
+            println!(
+                "{} feeds read: {} added, {} already configured",
+                report.read, report.added, report.duplicates
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn fetch(root: &std::path::Path, args: FetchArgs) -> Result<ExitCode> {
+    let progress = std::env::var_os("CI").is_none();
+    let report = crate::fetch::run(
+        root,
+        &crate::fetch::FetchOptions {
+            now: args.now,
+            progress,
+        },
+    )?;
+    println!("{}", report.summary());
+    if report.attempted() > 0 && report.ok + report.not_modified == 0 {
+        eprintln!("error: no feed could be fetched");
+        return Ok(ExitCode::from(1));
+    }
+    if args.strict && !report.failed.is_empty() {
+        eprintln!("error: {} feed(s) failed (--strict)", report.failed.len());
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn root_is_accepted_after_the_subcommand_too() {
+        let cli =
+            Cli::try_parse_from(["matome", "fetch", "--root", "/tmp/site", "--strict"]).unwrap();
+        assert_eq!(cli.root, PathBuf::from("/tmp/site"));
+    }
+
+    #[test]
+    fn bad_now_is_explained() {
+        let e = Cli::try_parse_from(["matome", "fetch", "--now", "yesterday"]).unwrap_err();
+        assert!(e.to_string().contains("RFC 3339"), "{e}");
+    }
+}

@@ -1,0 +1,409 @@
+//! The site configuration, `matome.toml`.
+//!
+//! Owns parsing and validating the config (title, base_url, language, time zone, fetch settings,
+//! the feed list). It does not fetch anything; `matome feeds import` lives in [`crate::import`].
+//! Every error names the file, the key and the line.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The config file's name at the site root.
+pub const CONFIG_FILE: &str = "matome.toml";
+
+/// The site language: theme strings and date formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Ja,
+    En,
+}
+
+/// A parsed, validated `matome.toml`.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub title: String,
+    pub base_url: String,
+    pub language: Language,
+    pub timezone: chrono_tz::Tz,
+    pub theme: String,
+    pub fetch: FetchSettings,
+    pub feeds: Vec<FeedConfig>,
+}
+
+/// One `[[feeds]]` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedConfig {
+    pub url: String,
+    pub category: String,
+    /// The site name shown on pages; `None` means "the feed's own title".
+    pub site: Option<String>,
+}
+
+/// `[fetch]`: how politely and how defensively feeds are fetched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchSettings {
+    /// Feeds fetched at once, overall.
+    pub concurrency: usize,
+    /// Feeds fetched at once from one host.
+    pub per_host: usize,
+    pub connect_timeout: Duration,
+    /// Whole request, body included.
+    pub timeout: Duration,
+    /// Cap on the decoded (decompressed) body.
+    pub max_body_bytes: u64,
+    pub max_redirects: usize,
+    /// A `Retry-After` up to this long is waited for within the run; longer ones defer the feed
+    /// to a later run.
+    pub retry_after_max_wait: Duration,
+    /// Items kept per feed per run (the newest first as the feed lists them).
+    pub max_items_per_feed: usize,
+    /// Titles longer than this many characters are cut (with "…").
+    pub max_title_chars: usize,
+    /// The plain text kept from an item's description.
+    pub max_text_chars: usize,
+    /// Characters of the summary written into the snapshot.
+    pub summary_chars: usize,
+    /// Back-off after repeated failures: first delay and cap.
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        FetchSettings {
+            concurrency: 16,
+            per_host: 2,
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            max_body_bytes: 8 * 1024 * 1024,
+            max_redirects: 5,
+            retry_after_max_wait: Duration::from_secs(10),
+            max_items_per_feed: 200,
+            max_title_chars: 300,
+            max_text_chars: 1000,
+            summary_chars: 200,
+            backoff_base: Duration::from_secs(3600),
+            backoff_max: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    title: String,
+    base_url: Spanned<String>,
+    #[serde(default)]
+    language: Option<Language>,
+    #[serde(default)]
+    timezone: Option<Spanned<String>>,
+    #[serde(default)]
+    theme: Option<String>,
+    #[serde(default)]
+    fetch: RawFetch,
+    #[serde(default)]
+    feeds: Vec<RawFeed>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawFetch {
+    concurrency: Option<Spanned<usize>>,
+    per_host: Option<Spanned<usize>>,
+    connect_timeout: Option<Spanned<f64>>,
+    timeout: Option<Spanned<f64>>,
+    max_body_bytes: Option<Spanned<u64>>,
+    max_redirects: Option<usize>,
+    retry_after_max_wait: Option<Spanned<f64>>,
+    max_items_per_feed: Option<Spanned<usize>>,
+    max_title_chars: Option<Spanned<usize>>,
+    max_text_chars: Option<usize>,
+    summary_chars: Option<usize>,
+    backoff_base: Option<Spanned<f64>>,
+    backoff_max: Option<Spanned<f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFeed {
+    url: Spanned<String>,
+    category: Spanned<String>,
+    #[serde(default)]
+    site: Option<String>,
+}
+
+/// 1-based line of a byte offset in `text`.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Checks that `url` is an absolute http(s) URL; the error says what is wrong.
+pub fn check_feed_url(url: &str) -> Result<(), String> {
+    match url::Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        Ok(u) => Err(format!(
+            "`{url}` is not an http(s) URL (scheme `{}`)",
+            u.scheme()
+        )),
+        Err(e) => Err(format!("`{url}` is not a valid URL: {e}")),
+    }
+}
+
+impl Config {
+    /// Parses and validates config text. `name` is used in error messages (usually the path).
+    pub fn parse(text: &str, name: &str) -> Result<Config> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            let msg = e.message().trim().to_string();
+            match line {
+                Some(line) => anyhow::anyhow!("{name}:{line}: {msg}"),
+                None => anyhow::anyhow!("{name}: {msg}"),
+            }
+        })?;
+        let at = |span: std::ops::Range<usize>| format!("{name}:{}", line_of(text, span.start));
+
+        let base_url = raw.base_url.get_ref().trim().to_string();
+        match url::Url::parse(&base_url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            _ => bail!(
+                "{}: `base_url` must be an absolute http(s) URL such as \"https://USER.github.io/REPO/\", not {base_url:?}",
+                at(raw.base_url.span())
+            ),
+        }
+        let base_url = if base_url.ends_with('/') {
+            base_url
+        } else {
+            format!("{base_url}/")
+        };
+
+        let timezone = match &raw.timezone {
+            None => chrono_tz::Tz::UTC,
+            Some(tz) => tz.get_ref().parse::<chrono_tz::Tz>().map_err(|_| {
+                anyhow::anyhow!(
+                    "{}: `timezone` must be an IANA time zone name such as \"Asia/Tokyo\" or \"UTC\", not {:?}",
+                    at(tz.span()),
+                    tz.get_ref()
+                )
+            })?,
+        };
+
+        let fetch = Self::fetch_settings(raw.fetch, &at)?;
+
+        let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.feeds.len());
+        let mut seen = std::collections::HashMap::new();
+        for f in raw.feeds {
+            let url = f.url.get_ref().trim().to_string();
+            if let Err(why) = check_feed_url(&url) {
+                bail!("{}: feeds.url: {why}", at(f.url.span()));
+            }
+            if let Some(first) = seen.insert(url.clone(), line_of(text, f.url.span().start)) {
+                bail!(
+                    "{}: feeds.url: `{url}` is listed twice (first on line {first}); remove one",
+                    at(f.url.span())
+                );
+            }
+            let category = f.category.get_ref().trim().to_string();
+            if category.is_empty() {
+                bail!(
+                    "{}: feeds.category must not be empty",
+                    at(f.category.span())
+                );
+            }
+            let site = f
+                .site
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty());
+            feeds.push(FeedConfig {
+                url,
+                category,
+                site,
+            });
+        }
+
+        Ok(Config {
+            title: raw.title,
+            base_url,
+            language: raw.language.unwrap_or(Language::Ja),
+            timezone,
+            theme: raw.theme.unwrap_or_else(|| "default".to_string()),
+            fetch,
+            feeds,
+        })
+    }
+
+    fn fetch_settings(
+        raw: RawFetch,
+        at: &dyn Fn(std::ops::Range<usize>) -> String,
+    ) -> Result<FetchSettings> {
+        let d = FetchSettings::default();
+        let positive = |v: Option<Spanned<usize>>, key: &str, default: usize| -> Result<usize> {
+            match v {
+                None => Ok(default),
+                Some(s) if *s.get_ref() >= 1 => Ok(*s.get_ref()),
+                Some(s) => bail!("{}: fetch.{key} must be at least 1", at(s.span())),
+            }
+        };
+        let secs = |v: Option<Spanned<f64>>, key: &str, default: Duration| -> Result<Duration> {
+            match v {
+                None => Ok(default),
+                Some(s) if s.get_ref().is_finite() && *s.get_ref() >= 0.0 => {
+                    Ok(Duration::from_secs_f64(*s.get_ref()))
+                }
+                Some(s) => bail!(
+                    "{}: fetch.{key} is a number of seconds, 0 or more",
+                    at(s.span())
+                ),
+            }
+        };
+        let max_body_bytes = match raw.max_body_bytes {
+            None => d.max_body_bytes,
+            Some(s) if *s.get_ref() >= 1024 => *s.get_ref(),
+            Some(s) => bail!(
+                "{}: fetch.max_body_bytes must be at least 1024",
+                at(s.span())
+            ),
+        };
+        Ok(FetchSettings {
+            concurrency: positive(raw.concurrency, "concurrency", d.concurrency)?,
+            per_host: positive(raw.per_host, "per_host", d.per_host)?,
+            connect_timeout: secs(raw.connect_timeout, "connect_timeout", d.connect_timeout)?,
+            timeout: secs(raw.timeout, "timeout", d.timeout)?,
+            max_body_bytes,
+            max_redirects: raw.max_redirects.unwrap_or(d.max_redirects),
+            retry_after_max_wait: secs(
+                raw.retry_after_max_wait,
+                "retry_after_max_wait",
+                d.retry_after_max_wait,
+            )?,
+            max_items_per_feed: positive(
+                raw.max_items_per_feed,
+                "max_items_per_feed",
+                d.max_items_per_feed,
+            )?,
+            max_title_chars: positive(raw.max_title_chars, "max_title_chars", d.max_title_chars)?,
+            max_text_chars: raw.max_text_chars.unwrap_or(d.max_text_chars),
+            summary_chars: raw.summary_chars.unwrap_or(d.summary_chars),
+            backoff_base: secs(raw.backoff_base, "backoff_base", d.backoff_base)?,
+            backoff_max: secs(raw.backoff_max, "backoff_max", d.backoff_max)?,
+        })
+    }
+
+    /// Reads and parses `<root>/matome.toml`.
+    pub fn load(root: &Path) -> Result<Config> {
+        let path = config_path(root);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "reading {} (is this a matome site? `matome init` makes one, `--root DIR` points at one)",
+                path.display()
+            )
+        })?;
+        Config::parse(&text, &path.display().to_string())
+    }
+}
+
+/// `<root>/matome.toml`.
+pub fn config_path(root: &Path) -> PathBuf {
+    root.join(CONFIG_FILE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+title = "テックニュースまとめ"
+base_url = "https://user.github.io/repo/"
+language = "ja"
+timezone = "Asia/Tokyo"
+
+[[feeds]]
+url = "https://rss.itmedia.co.jp/rss/2.0/itmedia_all.xml"
+category = "IT"
+site = "ITmedia 総合記事一覧"
+
+[[feeds]]
+url = "https://example.com/feed"
+category = "海外TECH"
+"#;
+
+    #[test]
+    fn parses_the_design_example() {
+        let c = Config::parse(MINIMAL, "matome.toml").unwrap();
+        assert_eq!(c.title, "テックニュースまとめ");
+        assert_eq!(c.timezone, chrono_tz::Asia::Tokyo);
+        assert_eq!(c.language, Language::Ja);
+        assert_eq!(c.feeds.len(), 2);
+        assert_eq!(c.feeds[0].site.as_deref(), Some("ITmedia 総合記事一覧"));
+        assert_eq!(c.feeds[1].site, None);
+        assert_eq!(c.fetch, FetchSettings::default());
+        assert_eq!(c.theme, "default");
+    }
+
+    #[test]
+    fn unknown_key_names_key_and_line() {
+        let text = MINIMAL.replace("category = \"IT\"", "category = \"IT\"\ncolour = \"red\"");
+        let err = Config::parse(&text, "matome.toml").unwrap_err().to_string();
+        assert!(err.contains("colour"), "{err}");
+        assert!(err.starts_with("matome.toml:10:"), "{err}");
+    }
+
+    #[test]
+    fn unknown_top_level_key_is_an_error() {
+        let text = format!("titel = \"x\"\n{MINIMAL}");
+        let err = Config::parse(&text, "matome.toml").unwrap_err().to_string();
+        assert!(err.contains("titel"), "{err}");
+        assert!(err.starts_with("matome.toml:1:"), "{err}");
+    }
+
+    #[test]
+    fn bad_timezone_names_line() {
+        let text = MINIMAL.replace("Asia/Tokyo", "Tokyo/Japan");
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(err.starts_with("m.toml:5:"), "{err}");
+        assert!(err.contains("timezone"), "{err}");
+    }
+
+    #[test]
+    fn feed_url_must_be_http() {
+        let text = MINIMAL.replace("https://example.com/feed", "ftp://example.com/feed");
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(err.starts_with("m.toml:13:"), "{err}");
+        assert!(err.contains("ftp"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_feed_is_an_error() {
+        let text = MINIMAL.replace(
+            "https://example.com/feed",
+            "https://rss.itmedia.co.jp/rss/2.0/itmedia_all.xml",
+        );
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(err.contains("listed twice"), "{err}");
+    }
+
+    #[test]
+    fn fetch_settings_override_defaults() {
+        let text = format!("{MINIMAL}\n[fetch]\nconcurrency = 4\ntimeout = 2.5\n")
+            .replace("[[feeds]]", "[[feeds]]");
+        // [fetch] after [[feeds]] arrays is still a top-level table in TOML.
+        let c = Config::parse(&text, "m.toml").unwrap();
+        assert_eq!(c.fetch.concurrency, 4);
+        assert_eq!(c.fetch.timeout, Duration::from_millis(2500));
+        assert_eq!(c.fetch.per_host, 2);
+    }
+
+    #[test]
+    fn zero_concurrency_is_refused() {
+        let text = format!("{MINIMAL}\n[fetch]\nconcurrency = 0\n");
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(err.contains("fetch.concurrency"), "{err}");
+    }
+}

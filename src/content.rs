@@ -1,0 +1,431 @@
+//! Snapshot files under `content/` and the archive they make up.
+//!
+//! Owns the on-disk format of `content/YYYY/MM/DD/HHMM.md` (TOML front matter between `+++`
+//! lines, one `[[items]]` block per item in a fixed key order, then an optional Markdown body),
+//! parsing it with errors that name the path and line, writing it atomically, and loading the
+//! whole archive. It does not fetch or analyse anything.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow};
+use chrono::{DateTime, Datelike, FixedOffset, TimeZone, Timelike};
+use rayon::prelude::*;
+use serde::Deserialize;
+
+use crate::fsutil;
+
+/// The content folder's name at the site root.
+pub const CONTENT_DIR: &str = "content";
+
+/// One archived feed item.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    /// Stable per feed: the GUID, else the link, else a hash of title and content.
+    pub id: String,
+    /// The URL of the feed it came from (as configured).
+    pub feed: String,
+    pub category: String,
+    pub site: String,
+    pub title: String,
+    /// The article's URL (http(s) only; empty when the feed gave none).
+    #[serde(default)]
+    pub link: String,
+    #[serde(deserialize_with = "de_datetime")]
+    pub published: DateTime<FixedOffset>,
+    /// 頻出ワード: the item's top words.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    #[serde(default)]
+    pub summary: String,
+    /// Plain text of the feed's description, bounded in length.
+    #[serde(default)]
+    pub text: String,
+}
+
+impl Item {
+    /// The key that makes an item "already archived": the feed and the item's id.
+    pub fn key(&self) -> ItemKey {
+        ItemKey::new(&self.feed, &self.id)
+    }
+}
+
+/// (feed URL, item id): an item is archived once per feed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ItemKey(String);
+
+impl ItemKey {
+    pub fn new(feed: &str, id: &str) -> ItemKey {
+        ItemKey(format!("{feed}\u{1f}{id}"))
+    }
+}
+
+/// One snapshot file: a digest of the items one hour's runs found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// The hour this digest is for (site zone, floored to the hour).
+    pub hour: DateTime<FixedOffset>,
+    /// The time of the last run that added to it.
+    pub updated: DateTime<FixedOffset>,
+    pub items: Vec<Item>,
+    /// The curator's Markdown, kept as written.
+    pub body: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    #[serde(deserialize_with = "de_datetime")]
+    hour: DateTime<FixedOffset>,
+    #[serde(deserialize_with = "de_datetime")]
+    updated: DateTime<FixedOffset>,
+    #[serde(default)]
+    items: Vec<Item>,
+}
+
+fn de_datetime<'de, D: serde::Deserializer<'de>>(d: D) -> Result<DateTime<FixedOffset>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Toml(toml::value::Datetime),
+        Text(String),
+    }
+    let text = match Either::deserialize(d)? {
+        Either::Toml(dt) => dt.to_string(),
+        Either::Text(s) => s,
+    };
+    DateTime::parse_from_rfc3339(&text).map_err(|e| {
+        serde::de::Error::custom(format!(
+            "`{text}` is not an RFC 3339 date-time with an offset, such as 2021-07-20T08:00:00+09:00 ({e})"
+        ))
+    })
+}
+
+/// An error in a content file, with its position.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}:{line}: {message}")]
+pub struct ContentError {
+    pub path: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl Snapshot {
+    /// Parses a snapshot file's text; `path` is used in errors.
+    pub fn parse(text: &str, path: &str) -> Result<Snapshot, ContentError> {
+        let err = |line: usize, message: String| ContentError {
+            path: path.to_string(),
+            line,
+            message,
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut lines = text.split_inclusive('\n');
+        let first = lines.next().unwrap_or("");
+        if first.trim_end() != "+++" {
+            return Err(err(
+                1,
+                "a snapshot starts with a `+++` line, then TOML front matter, then `+++`".into(),
+            ));
+        }
+        let fm_start = first.len();
+        let mut offset = fm_start;
+        let mut fm_end = None;
+        for line in lines {
+            if line.trim_end() == "+++" {
+                fm_end = Some((offset, offset + line.len()));
+                break;
+            }
+            offset += line.len();
+        }
+        let Some((fm_end, body_start)) = fm_end else {
+            return Err(err(
+                crate::config::line_of(text, text.len()),
+                "the front matter never ends: did you forget the closing `+++`?".into(),
+            ));
+        };
+        let fm = &text[fm_start..fm_end];
+        let parsed: FrontMatter = toml::from_str(fm).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| crate::config::line_of(text, fm_start + s.start))
+                .unwrap_or(1);
+            err(line, e.message().trim().to_string())
+        })?;
+        Ok(Snapshot {
+            hour: parsed.hour,
+            updated: parsed.updated,
+            items: parsed.items,
+            body: text[body_start..].to_string(),
+        })
+    }
+
+    /// Reads and parses one snapshot file.
+    pub fn load(path: &Path) -> Result<Snapshot> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading snapshot {}", path.display()))?;
+        Ok(Snapshot::parse(&text, &path.display().to_string())?)
+    }
+
+    /// The file's text: stable key order, one block per item, the body kept as it was.
+    pub fn to_text(&self) -> String {
+        let mut out = String::with_capacity(256 + self.items.len() * 512);
+        out.push_str("+++\n");
+        let _ = writeln!(out, "hour = {}", rfc3339(&self.hour));
+        let _ = writeln!(out, "updated = {}", rfc3339(&self.updated));
+        for item in &self.items {
+            out.push_str("\n[[items]]\n");
+            kv(&mut out, "id", &item.id);
+            kv(&mut out, "feed", &item.feed);
+            kv(&mut out, "category", &item.category);
+            kv(&mut out, "site", &item.site);
+            kv(&mut out, "title", &item.title);
+            kv(&mut out, "link", &item.link);
+            let _ = writeln!(out, "published = {}", rfc3339(&item.published));
+            out.push_str("keywords = [");
+            for (i, k) in item.keywords.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                toml_string(&mut out, k);
+            }
+            out.push_str("]\n");
+            kv(&mut out, "summary", &item.summary);
+            kv(&mut out, "text", &item.text);
+        }
+        out.push_str("+++\n");
+        out.push_str(&self.body);
+        out
+    }
+
+    /// Writes the snapshot atomically (temp file, fsync, rename).
+    pub fn write(&self, path: &Path) -> Result<()> {
+        fsutil::write_atomic(path, self.to_text().as_bytes())
+    }
+}
+
+fn kv(out: &mut String, key: &str, value: &str) {
+    out.push_str(key);
+    out.push_str(" = ");
+    toml_string(out, value);
+    out.push('\n');
+}
+
+/// Appends `s` as a TOML basic string.
+pub(crate) fn toml_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// RFC 3339 with seconds and the offset (`+09:00`, `Z` never used so files read the same way).
+pub fn rfc3339(t: &DateTime<FixedOffset>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+}
+
+/// The hour a run at `now` belongs to, in the site's zone.
+pub fn digest_hour(now: DateTime<chrono::Utc>, tz: chrono_tz::Tz) -> DateTime<FixedOffset> {
+    let local = now.with_timezone(&tz);
+    let floored = local
+        .with_minute(0)
+        .and_then(|t| t.with_second(0))
+        .and_then(|t| t.with_nanosecond(0))
+        .expect("flooring to the hour is always valid");
+    floored.fixed_offset()
+}
+
+/// `content/YYYY/MM/DD/HHMM.md` (relative to the site root) for a digest hour.
+pub fn snapshot_rel_path(hour: &DateTime<FixedOffset>) -> PathBuf {
+    PathBuf::from(CONTENT_DIR)
+        .join(format!("{:04}", hour.year()))
+        .join(format!("{:02}", hour.month()))
+        .join(format!("{:02}", hour.day()))
+        .join(format!("{:02}{:02}.md", hour.hour(), hour.minute()))
+}
+
+/// Converts a zone-aware time to a fixed offset one.
+pub fn to_fixed<Tz: TimeZone>(t: &DateTime<Tz>) -> DateTime<FixedOffset> {
+    t.fixed_offset()
+}
+
+/// Every snapshot file under `content/`, sorted by path (so by time).
+pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
+    let dir = root.join(CONTENT_DIR);
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut paths = Vec::new();
+    for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        if entry.file_type().is_file()
+            && entry.path().extension().is_some_and(|e| e == "md")
+            && !entry.file_name().to_string_lossy().starts_with('.')
+        {
+            paths.push(entry.into_path());
+        }
+    }
+    Ok(paths)
+}
+
+/// All snapshots of a site, parsed in parallel. Every broken file is reported (path and line),
+/// not just the first.
+pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
+    let paths = snapshot_paths(root)?;
+    let results: Vec<Result<(PathBuf, Snapshot)>> = paths
+        .into_par_iter()
+        .map(|p| Snapshot::load(&p).map(|s| (p, s)))
+        .collect();
+    let mut ok = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(v) => ok.push(v),
+            Err(e) => errors.push(format!("{e:#}")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(anyhow!(
+            "{} content file(s) could not be read; fix them (or restore them with git) and run again:\n  {}",
+            errors.len(),
+            errors.join("\n  ")
+        ));
+    }
+    Ok(ok)
+}
+
+/// The keys of every archived item: what "new" is measured against.
+pub fn archived_keys(snapshots: &[(PathBuf, Snapshot)]) -> HashSet<ItemKey> {
+    snapshots
+        .iter()
+        .flat_map(|(_, s)| s.items.iter().map(Item::key))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<FixedOffset> {
+        DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    fn item(id: &str) -> Item {
+        Item {
+            id: id.into(),
+            feed: "https://example.com/feed".into(),
+            category: "IT".into(),
+            site: "Example \"Site\"".into(),
+            title: "日本銀行、気候変動対応オペを実施\\".into(),
+            link: "https://example.com/a?b=1&c=2".into(),
+            published: t("2021-07-20T07:20:00+09:00"),
+            keywords: vec!["日本銀行".into(), "気候変動".into()],
+            summary: "一行目\n二行目".into(),
+            text: "tab\there".into(),
+        }
+    }
+
+    fn snapshot() -> Snapshot {
+        Snapshot {
+            hour: t("2021-07-20T08:00:00+09:00"),
+            updated: t("2021-07-20T08:28:58+09:00"),
+            items: vec![item("a"), item("b")],
+            body: "A note from the curator.\n\n+++\n".into(),
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let s = snapshot();
+        let text = s.to_text();
+        assert_eq!(Snapshot::parse(&text, "x.md").unwrap(), s);
+    }
+
+    #[test]
+    fn format_is_one_block_per_item_in_key_order() {
+        let text = snapshot().to_text();
+        let keys: Vec<&str> = text
+            .lines()
+            .skip_while(|l| *l != "[[items]]")
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .map(|l| l.split(" = ").next().unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "feed",
+                "category",
+                "site",
+                "title",
+                "link",
+                "published",
+                "keywords",
+                "summary",
+                "text"
+            ]
+        );
+        assert!(text.starts_with("+++\nhour = 2021-07-20T08:00:00+09:00\n"));
+        assert_eq!(text.matches("[[items]]").count(), 2);
+    }
+
+    #[test]
+    fn missing_closing_fence_is_explained() {
+        let text = "+++\nhour = 2021-07-20T08:00:00+09:00\n";
+        let e = Snapshot::parse(text, "c.md").unwrap_err();
+        assert!(e.to_string().contains("closing `+++`"), "{e}");
+    }
+
+    #[test]
+    fn bad_value_names_the_file_line() {
+        let mut text = snapshot().to_text();
+        text = text.replacen(
+            "published = 2021-07-20T07:20:00+09:00",
+            "published = yesterday",
+            1,
+        );
+        let e = Snapshot::parse(&text, "c.md").unwrap_err();
+        let line = text.lines().position(|l| l.contains("yesterday")).unwrap() + 1;
+        assert_eq!(e.line, line, "{e}");
+        assert!(e.to_string().starts_with(&format!("c.md:{line}:")));
+    }
+
+    #[test]
+    fn quoted_dates_and_bom_are_accepted() {
+        let text = "\u{feff}+++\nhour = \"2021-07-20T08:00:00+09:00\"\nupdated = 2021-07-20T08:10:00Z\n+++\n";
+        let s = Snapshot::parse(text, "c.md").unwrap();
+        assert!(s.items.is_empty());
+        assert_eq!(s.updated, t("2021-07-20T08:10:00+00:00"));
+    }
+
+    #[test]
+    fn local_dates_without_offset_are_refused() {
+        let text = "+++\nhour = 2021-07-20T08:00:00\nupdated = 2021-07-20T08:10:00Z\n+++\n";
+        let e = Snapshot::parse(text, "c.md").unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+    }
+
+    #[test]
+    fn digest_hour_floors_in_site_zone() {
+        let now = t("2021-07-19T23:28:58Z").with_timezone(&chrono::Utc);
+        let h = digest_hour(now, chrono_tz::Asia::Tokyo);
+        assert_eq!(rfc3339(&h), "2021-07-20T08:00:00+09:00");
+        assert_eq!(
+            snapshot_rel_path(&h),
+            PathBuf::from("content/2021/07/20/0800.md")
+        );
+    }
+}

@@ -1,0 +1,450 @@
+//! `matome fetch`: one run over every configured feed, ending in at most one new snapshot.
+//!
+//! Owns the run: which feeds are due, fetching them concurrently (bounded overall and per
+//! host), decoding and parsing, deciding which items are new against the whole archive, and
+//! writing the hour's snapshot and the fetch state. A broken feed is reported with its URL and
+//! recorded; the run carries on. History is never rewritten: a run only appends to the current
+//! hour's file, and a killed run leaves the archive as it was.
+
+pub mod decode;
+pub mod http;
+pub mod parse;
+pub mod state;
+
+use std::collections::{HashMap, HashSet};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use chrono::{DateTime, FixedOffset};
+use tokio::sync::Semaphore;
+
+use crate::config::{Config, FeedConfig, FetchSettings};
+use crate::content::{self, Snapshot};
+use crate::fsutil::SiteLock;
+use state::{FeedState, FetchState};
+
+/// How a run is asked to behave.
+#[derive(Debug, Clone, Default)]
+pub struct FetchOptions {
+    /// The time the run is taken to happen; `None`: the clock.
+    pub now: Option<DateTime<FixedOffset>>,
+    /// Show a progress bar (on a terminal, outside CI).
+    pub progress: bool,
+}
+
+/// What one feed's fetch came to.
+#[derive(Debug)]
+enum Outcome {
+    NotModified,
+    Fetched {
+        feed: parse::ParsedFeed,
+        etag: Option<String>,
+        last_modified: Option<String>,
+    },
+    Failed {
+        error: String,
+        retry_after: Option<Duration>,
+    },
+}
+
+/// A feed that failed this run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub url: String,
+    pub reason: String,
+}
+
+/// A feed skipped this run because it is backing off.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deferred {
+    pub url: String,
+    pub until: DateTime<FixedOffset>,
+    pub failures: u32,
+}
+
+/// The end of a run, for the summary and the exit status.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    pub now: Option<DateTime<FixedOffset>>,
+    pub feeds: usize,
+    pub ok: usize,
+    pub not_modified: usize,
+    pub failed: Vec<Failure>,
+    pub deferred: Vec<Deferred>,
+    pub new_items: usize,
+    /// The snapshot written, relative to the site root.
+    pub written: Option<PathBuf>,
+}
+
+impl RunReport {
+    /// Feeds that were asked for this run.
+    pub fn attempted(&self) -> usize {
+        self.ok + self.not_modified + self.failed.len()
+    }
+
+    /// The summary lines printed at the end of a run.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{} feeds: {} ok, {} not modified, {} failed, {} deferred",
+            self.feeds,
+            self.ok,
+            self.not_modified,
+            self.failed.len(),
+            self.deferred.len()
+        );
+        match &self.written {
+            Some(p) => s.push_str(&format!(
+                "\n{} new items written to {}",
+                self.new_items,
+                p.display()
+            )),
+            None => s.push_str("\nno new items"),
+        }
+        s
+    }
+}
+
+/// Prints per-feed lines: above a progress bar on a terminal, as plain lines otherwise.
+struct Reporter {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Reporter {
+    fn new(total: usize, progress: bool) -> Reporter {
+        let bar = (progress && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} fetching [{bar:30}] {pos}/{len} feeds {msg}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Reporter { bar }
+    }
+
+    fn line(&self, msg: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{msg}")),
+            None => eprintln!("{msg}"),
+        }
+    }
+
+    fn tick(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Runs one fetch over the site at `root`.
+pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
+    let config = Config::load(root)?;
+    if config.feeds.is_empty() {
+        bail!(
+            "{} lists no feeds: add [[feeds]] entries or run `matome feeds import FILE`",
+            crate::config::config_path(root).display()
+        );
+    }
+    let _lock = SiteLock::acquire(root, |p| {
+        eprintln!(
+            "waiting for another matome run to finish (lock {})",
+            p.display()
+        )
+    })?;
+
+    let now = match opts.now {
+        Some(t) => t.with_timezone(&config.timezone).fixed_offset(),
+        None => chrono::Utc::now()
+            .with_timezone(&config.timezone)
+            .fixed_offset(),
+    };
+    // Everything archived so far: what "new" is measured against. A broken file stops the run,
+    // because its items could not be recognised and would be archived twice.
+    let snapshots = content::load_all(root)?;
+    let mut seen = content::archived_keys(&snapshots);
+    let mut state = FetchState::load(root)?;
+
+    let mut report = RunReport {
+        now: Some(now),
+        feeds: config.feeds.len(),
+        ..Default::default()
+    };
+    let mut due = Vec::new();
+    for feed in &config.feeds {
+        let fs = state.feeds.entry(feed.url.clone()).or_default();
+        if fs.is_due(now) {
+            due.push(feed.clone());
+        } else {
+            report.deferred.push(Deferred {
+                url: feed.url.clone(),
+                until: fs.next_attempt.expect("not due means a next attempt"),
+                failures: fs.consecutive_failures,
+            });
+        }
+    }
+    let reporter = Reporter::new(due.len(), opts.progress);
+    for d in &report.deferred {
+        reporter.line(&format!(
+            "deferred: {}: backing off after {} failure(s) until {}",
+            d.url,
+            d.failures,
+            content::rfc3339(&d.until)
+        ));
+    }
+
+    let outcomes = fetch_all(&due, &state, &config.fetch, &reporter)?;
+    reporter.finish();
+
+    // Turn entries into items, in config order, each new exactly once.
+    let mut new_items = Vec::new();
+    for (feed, outcome) in due.iter().zip(outcomes) {
+        let fs = state.feeds.get_mut(&feed.url).expect("inserted above");
+        match outcome {
+            Outcome::NotModified => {
+                report.not_modified += 1;
+                fs.record_success(now);
+            }
+            Outcome::Failed { error, retry_after } => {
+                fs.record_failure(
+                    &feed.url,
+                    now,
+                    error.clone(),
+                    retry_after,
+                    config.fetch.backoff_base,
+                    config.fetch.backoff_max,
+                );
+                report.failed.push(Failure {
+                    url: feed.url.clone(),
+                    reason: error,
+                });
+            }
+            Outcome::Fetched {
+                feed: parsed,
+                etag,
+                last_modified,
+            } => {
+                report.ok += 1;
+                fs.record_success(now);
+                fs.etag = etag;
+                fs.last_modified = last_modified;
+                if parsed.title.is_some() {
+                    fs.title = parsed.title.clone();
+                }
+                let site = site_name(feed, fs);
+                let cx = parse::ItemContext {
+                    feed_url: &feed.url,
+                    category: &feed.category,
+                    site: &site,
+                    now,
+                    tz: config.timezone,
+                    settings: &config.fetch,
+                };
+                let before = new_items.len();
+                for entry in parsed.entries.iter().take(config.fetch.max_items_per_feed) {
+                    let item = parse::to_item(entry, &cx);
+                    if seen.insert(item.key()) {
+                        new_items.push(item);
+                    }
+                }
+                fs.items_archived += (new_items.len() - before) as u64;
+            }
+        }
+    }
+    for item in &mut new_items {
+        item.summary = crate::analyze::lead_summary(&item.text, config.fetch.summary_chars);
+    }
+
+    // Feeds no longer configured leave the state file.
+    let configured: HashSet<&str> = config.feeds.iter().map(|f| f.url.as_str()).collect();
+    state
+        .feeds
+        .retain(|url, _| configured.contains(url.as_str()));
+
+    report.new_items = new_items.len();
+    if !new_items.is_empty() {
+        let hour = content::digest_hour(now.to_utc(), config.timezone);
+        let rel = content::snapshot_rel_path(&hour);
+        let path = root.join(&rel);
+        let mut snapshot = match snapshots.into_iter().find(|(p, _)| *p == path) {
+            Some((_, s)) => s,
+            None => Snapshot {
+                hour,
+                updated: now,
+                items: Vec::new(),
+                body: String::new(),
+            },
+        };
+        snapshot.updated = now;
+        snapshot.items.extend(new_items);
+        // The snapshot lands before the state: if the run dies in between, the next run fetches
+        // again (the old validators) and finds the items already archived.
+        snapshot
+            .write(&path)
+            .with_context(|| format!("writing snapshot {}", rel.display()))?;
+        report.written = Some(rel);
+    }
+    state.version = 1;
+    state.save(root)?;
+    Ok(report)
+}
+
+/// The site name of a feed: the configured one, else the feed's own title, else its host.
+fn site_name(feed: &FeedConfig, fs: &FeedState) -> String {
+    feed.site
+        .clone()
+        .or_else(|| fs.title.clone())
+        .unwrap_or_else(|| {
+            url::Url::parse(&feed.url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| feed.url.clone())
+        })
+}
+
+/// Fetches every due feed concurrently; outcomes come back in the order of `feeds`.
+fn fetch_all(
+    feeds: &[FeedConfig],
+    state: &FetchState,
+    settings: &FetchSettings,
+    reporter: &Reporter,
+) -> Result<Vec<Outcome>> {
+    if feeds.is_empty() {
+        return Ok(Vec::new());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let client = http::client(settings)?;
+    runtime.block_on(async {
+        let overall = Arc::new(Semaphore::new(settings.concurrency));
+        let mut per_host: HashMap<String, Arc<Semaphore>> = HashMap::new();
+        let mut tasks = Vec::with_capacity(feeds.len());
+        for feed in feeds {
+            let host = host_key(&feed.url);
+            let host_sem = per_host
+                .entry(host)
+                .or_insert_with(|| Arc::new(Semaphore::new(settings.per_host)))
+                .clone();
+            let overall = overall.clone();
+            let client = client.clone();
+            let settings = settings.clone();
+            let url = feed.url.clone();
+            let validators = state
+                .feeds
+                .get(&feed.url)
+                .map(|s| http::Validators {
+                    etag: s.etag.clone(),
+                    last_modified: s.last_modified.clone(),
+                })
+                .unwrap_or_default();
+            tasks.push(tokio::spawn(async move {
+                // Host first, so a feed waiting for its host does not hold an overall slot.
+                let _host = host_sem.acquire_owned().await.expect("never closed");
+                let _slot = overall.acquire_owned().await.expect("never closed");
+                fetch_one(&client, &url, &validators, &settings).await
+            }));
+        }
+        let mut outcomes = Vec::with_capacity(tasks.len());
+        for (feed, task) in feeds.iter().zip(tasks) {
+            let outcome = task.await.unwrap_or_else(|e| Outcome::Failed {
+                error: format!("internal error while fetching: {e}"),
+                retry_after: None,
+            });
+            if let Outcome::Failed { error, .. } = &outcome {
+                reporter.line(&format!("error: {}: {error}", feed.url));
+            }
+            reporter.tick();
+            outcomes.push(outcome);
+        }
+        Ok(outcomes)
+    })
+}
+
+fn host_key(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| {
+            u.host_str()
+                .map(|h| format!("{h}:{}", u.port_or_known_default().unwrap_or(0)))
+        })
+        .unwrap_or_else(|| url.to_string())
+}
+
+/// One feed: GET (waiting once for a short Retry-After), decode, parse.
+async fn fetch_one(
+    client: &reqwest::Client,
+    url: &str,
+    validators: &http::Validators,
+    settings: &FetchSettings,
+) -> Outcome {
+    let mut waited = false;
+    let fetched = loop {
+        match http::get(client, url, validators, settings).await {
+            Err(http::FetchError::Status {
+                retry_after: Some(wait),
+                ..
+            }) if !waited && wait <= settings.retry_after_max_wait => {
+                waited = true;
+                tokio::time::sleep(wait).await;
+            }
+            Err(e @ http::FetchError::Status { retry_after, .. }) => {
+                return Outcome::Failed {
+                    error: e.to_string(),
+                    retry_after,
+                };
+            }
+            Err(e) => {
+                return Outcome::Failed {
+                    error: e.to_string(),
+                    retry_after: None,
+                };
+            }
+            Ok(f) => break f,
+        }
+    };
+    match fetched {
+        http::Fetched::NotModified => Outcome::NotModified,
+        http::Fetched::Body {
+            bytes,
+            charset,
+            etag,
+            last_modified,
+        } => {
+            let url = url.to_string();
+            let parsed = tokio::task::spawn_blocking(move || {
+                let text = decode::decode(&bytes, charset.as_deref()).map_err(|e| e.to_string())?;
+                parse::parse_feed(&text, &url)
+            })
+            .await;
+            match parsed {
+                Ok(Ok(feed)) => Outcome::Fetched {
+                    feed,
+                    etag,
+                    last_modified,
+                },
+                Ok(Err(error)) => Outcome::Failed {
+                    error,
+                    retry_after: None,
+                },
+                Err(e) => Outcome::Failed {
+                    error: format!("the feed parser crashed on this feed ({e})"),
+                    retry_after: None,
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Parsing decoded feed text into plain entries, and entries into archive items.
+//!
+//! RSS 0.9x, RSS 1.0 (RDF), RSS 2.0, Atom and JSON Feed through feed-rs. A panic inside the
+//! parser (feed-rs has some on real inputs) becomes an error for that feed only.
+
+use chrono::{DateTime, FixedOffset, Utc};
+use sha2::{Digest, Sha256};
+
+use crate::config::FetchSettings;
+use crate::content::Item;
+use crate::text;
+
+/// A feed as parsed, before it becomes archive items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedFeed {
+    pub title: Option<String>,
+    pub entries: Vec<Entry>,
+}
+
+/// One entry as the feed gave it (text already plain, not yet bounded).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The GUID / id, when the feed has one.
+    pub guid: Option<String>,
+    pub link: Option<String>,
+    pub title: String,
+    /// The description or content, as plain text.
+    pub text: String,
+    pub published: Option<DateTime<Utc>>,
+}
+
+/// Parses a feed from UTF-8 text. `url` resolves relative links.
+pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
+    let parser = feed_rs::parser::Builder::new()
+        .base_uri(Some(url))
+        // No made-up ids: we derive our own stable one (never random).
+        .id_generator(|_, _, _| String::new())
+        .build();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        parser.parse(text.as_bytes())
+    }));
+    let feed = match result {
+        Ok(Ok(feed)) => feed,
+        Ok(Err(e)) => return Err(format!("not a feed: {e}")),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown".into());
+            return Err(format!("the feed parser crashed on this feed ({msg})"));
+        }
+    };
+    let base = url::Url::parse(url).ok();
+    let entries = feed
+        .entries
+        .into_iter()
+        .map(|e| {
+            let link = pick_link(&e.links, base.as_ref());
+            let title = e
+                .title
+                .map(|t| text::one_line(&text::html_to_text(&t.content)))
+                .unwrap_or_default();
+            let body = e
+                .content
+                .as_ref()
+                .and_then(|c| c.body.as_deref())
+                .filter(|b| !b.trim().is_empty())
+                .or(e.summary.as_ref().map(|s| s.content.as_str()))
+                .unwrap_or("");
+            Entry {
+                guid: Some(e.id.trim().to_string()).filter(|s| !s.is_empty()),
+                link,
+                title,
+                text: text::html_to_text(body),
+                published: e.published.or(e.updated),
+            }
+        })
+        .collect();
+    Ok(ParsedFeed {
+        title: feed
+            .title
+            .map(|t| text::one_line(&text::html_to_text(&t.content)))
+            .filter(|t| !t.is_empty()),
+        entries,
+    })
+}
+
+/// The entry's article link: the alternate (or first) link, resolved, http(s) only.
+fn pick_link(links: &[feed_rs::model::Link], base: Option<&url::Url>) -> Option<String> {
+    let preferred = links
+        .iter()
+        .find(|l| l.rel.as_deref().is_none_or(|r| r == "alternate"))
+        .or(links.first())?;
+    safe_http_url(&preferred.href, base)
+}
+
+/// Resolves `href` against `base` and keeps it only if it is http(s).
+pub fn safe_http_url(href: &str, base: Option<&url::Url>) -> Option<String> {
+    let href = text::one_line(href);
+    let parsed = match base {
+        Some(b) => b.join(&href).ok()?,
+        None => url::Url::parse(&href).ok()?,
+    };
+    matches!(parsed.scheme(), "http" | "https")
+        .then(|| parsed.to_string())
+        .filter(|_| parsed.host().is_some())
+}
+
+/// What a run knows when it turns entries into items.
+pub struct ItemContext<'a> {
+    pub feed_url: &'a str,
+    pub category: &'a str,
+    pub site: &'a str,
+    pub now: DateTime<FixedOffset>,
+    pub tz: chrono_tz::Tz,
+    pub settings: &'a FetchSettings,
+}
+
+/// The item's stable id: the GUID, else the link, else a hash of title and text. Never random,
+/// or the item would be archived again every hour.
+pub fn stable_id(entry: &Entry) -> String {
+    if let Some(g) = &entry.guid {
+        return text::one_line(g);
+    }
+    if let Some(l) = &entry.link {
+        return l.clone();
+    }
+    let mut h = Sha256::new();
+    h.update(entry.title.as_bytes());
+    h.update([0u8]);
+    h.update(entry.text.as_bytes());
+    let digest = h.finalize();
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// Turns an entry into an archive item: trimmed and bounded text, the date normalised to the
+/// site's zone (missing: the run time; in the future: clamped to the run time).
+pub fn to_item(entry: &Entry, cx: &ItemContext) -> Item {
+    let published = match entry.published {
+        Some(p) => {
+            let p = p.with_timezone(&cx.tz).fixed_offset();
+            if p > cx.now { cx.now } else { p }
+        }
+        None => cx.now,
+    };
+    let published = published.with_timezone(&cx.tz).fixed_offset();
+    let title = text::one_line(&entry.title);
+    let body = text::truncate_chars(&entry.text, cx.settings.max_text_chars);
+    let title = if title.is_empty() {
+        // An untitled item still needs something to click: the start of its text.
+        text::truncate_chars(&text::one_line(&body), 80)
+    } else {
+        title
+    };
+    Item {
+        id: stable_id(entry),
+        feed: cx.feed_url.to_string(),
+        category: cx.category.to_string(),
+        site: cx.site.to_string(),
+        title: text::truncate_chars(&title, cx.settings.max_title_chars),
+        link: entry.link.clone().unwrap_or_default(),
+        published,
+        keywords: Vec::new(),
+        summary: String::new(),
+        text: body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const URL: &str = "http://example.com/feed.xml";
+
+    fn rss(items: &str) -> String {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Example &amp; Co</title><link>http://example.com/</link>{items}</channel></rss>"#
+        )
+    }
+
+    #[test]
+    fn rss2_entries() {
+        let f = parse_feed(
+            &rss(r#"<item><title>日本銀行 &lt;b&gt;発表&lt;/b&gt;</title><link>/a</link><guid>g1</guid>
+            <description>&lt;p&gt;本文&amp;amp;です&lt;/p&gt;</description><pubDate>Tue, 20 Jul 2021 07:20:00 +0900</pubDate></item>"#),
+            URL,
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("Example & Co"));
+        let e = &f.entries[0];
+        assert_eq!(e.guid.as_deref(), Some("g1"));
+        assert_eq!(e.link.as_deref(), Some("http://example.com/a"));
+        assert_eq!(e.title, "日本銀行 発表");
+        assert_eq!(e.text, "本文&です");
+        assert_eq!(
+            e.published.unwrap().to_rfc3339(),
+            "2021-07-19T22:20:00+00:00"
+        );
+    }
+
+    #[test]
+    fn missing_guid_falls_back_to_link_then_hash() {
+        let f = parse_feed(
+            &rss("<item><title>A</title><link>http://example.com/a</link></item><item><title>B</title><description>b</description></item>"),
+            URL,
+        )
+        .unwrap();
+        assert_eq!(f.entries[0].guid, None);
+        assert_eq!(stable_id(&f.entries[0]), "http://example.com/a");
+        let id = stable_id(&f.entries[1]);
+        assert!(id.starts_with("sha256:") && id.len() == 7 + 32, "{id}");
+        // Stable: the same entry always gets the same id.
+        let again = parse_feed(
+            &rss("<item><title>B</title><description>b</description></item>"),
+            URL,
+        )
+        .unwrap();
+        assert_eq!(stable_id(&again.entries[0]), id);
+    }
+
+    #[test]
+    fn javascript_links_are_dropped() {
+        let f = parse_feed(
+            &rss("<item><title>x</title><link>javascript:alert(1)</link></item>"),
+            URL,
+        )
+        .unwrap();
+        assert_eq!(f.entries[0].link, None);
+    }
+
+    #[test]
+    fn not_a_feed() {
+        assert!(parse_feed("<html><body>hi</body></html>", URL).is_err());
+        assert!(parse_feed("", URL).is_err());
+    }
+
+    #[test]
+    fn dates_are_clamped_and_defaulted() {
+        let settings = FetchSettings::default();
+        let now = DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap();
+        let cx = ItemContext {
+            feed_url: URL,
+            category: "IT",
+            site: "Example",
+            now,
+            tz: chrono_tz::Asia::Tokyo,
+            settings: &settings,
+        };
+        let mut e = Entry {
+            guid: None,
+            link: None,
+            title: "t".into(),
+            text: String::new(),
+            published: None,
+        };
+        assert_eq!(to_item(&e, &cx).published, now);
+        e.published = Some("2099-01-01T00:00:00Z".parse().unwrap());
+        assert_eq!(to_item(&e, &cx).published, now);
+        e.published = Some("2021-07-19T22:12:26Z".parse().unwrap());
+        assert_eq!(
+            crate::content::rfc3339(&to_item(&e, &cx).published),
+            "2021-07-20T07:12:26+09:00"
+        );
+    }
+
+    #[test]
+    fn long_titles_are_bounded() {
+        let settings = FetchSettings::default();
+        let cx = ItemContext {
+            feed_url: URL,
+            category: "IT",
+            site: "Example",
+            now: DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap(),
+            tz: chrono_tz::Asia::Tokyo,
+            settings: &settings,
+        };
+        let e = Entry {
+            guid: Some("g".into()),
+            link: None,
+            title: "長".repeat(5000),
+            text: "本".repeat(5000),
+            published: None,
+        };
+        let item = to_item(&e, &cx);
+        assert_eq!(item.title.chars().count(), settings.max_title_chars);
+        assert_eq!(item.text.chars().count(), settings.max_text_chars);
+    }
+}

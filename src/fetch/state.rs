@@ -1,0 +1,216 @@
+//! The fetch state file, `fetch-state.json` at the site root.
+//!
+//! Per feed: the validators for conditional GET (ETag, Last-Modified), the health record (last
+//! success, consecutive failures, last error) and when the feed may be tried again (back-off,
+//! Retry-After). It is committed with content/ so a stateless CI runner keeps it.
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil;
+
+/// The state file's name at the site root.
+pub const STATE_FILE: &str = "fetch-state.json";
+const VERSION: u32 = 1;
+
+/// Everything matome remembers between fetch runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FetchState {
+    pub version: u32,
+    /// Keyed by feed URL; sorted so the committed file diffs cleanly.
+    pub feeds: BTreeMap<String, FeedState>,
+}
+
+/// One feed's record.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FeedState {
+    /// The feed's own title, from its last successful parse.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_attempt: Option<DateTime<FixedOffset>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_success: Option<DateTime<FixedOffset>>,
+    pub consecutive_failures: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// Not to be fetched before this time (back-off or Retry-After).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_attempt: Option<DateTime<FixedOffset>>,
+    /// Items found new over the feed's life, for the feed-health page.
+    pub items_archived: u64,
+}
+
+impl FetchState {
+    pub fn path(root: &Path) -> PathBuf {
+        root.join(STATE_FILE)
+    }
+
+    /// Reads the state; a missing file is an empty state.
+    pub fn load(root: &Path) -> Result<FetchState> {
+        let path = Self::path(root);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(FetchState {
+                    version: VERSION,
+                    ..Default::default()
+                });
+            }
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let state: FetchState = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a valid fetch state file; fix it, restore it with git, or delete it \
+                 (matome then fetches every feed unconditionally)",
+                path.display()
+            )
+        })?;
+        Ok(state)
+    }
+
+    /// Writes the state atomically.
+    pub fn save(&self, root: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self).expect("state serialises");
+        text.push('\n');
+        fsutil::write_atomic(&Self::path(root), text.as_bytes())
+    }
+}
+
+impl FeedState {
+    /// Whether the feed may be fetched at `now`.
+    pub fn is_due(&self, now: DateTime<FixedOffset>) -> bool {
+        self.next_attempt.is_none_or(|t| t <= now)
+    }
+
+    /// Records a successful fetch (200 or 304).
+    pub fn record_success(&mut self, now: DateTime<FixedOffset>) {
+        self.last_attempt = Some(now);
+        self.last_success = Some(now);
+        self.consecutive_failures = 0;
+        self.last_error = None;
+        self.next_attempt = None;
+    }
+
+    /// Records a failure and schedules the next try: the next run after the first failure, then
+    /// a growing back-off with jitter; `retry_after` (from the server) is honoured when longer.
+    pub fn record_failure(
+        &mut self,
+        url: &str,
+        now: DateTime<FixedOffset>,
+        error: String,
+        retry_after: Option<Duration>,
+        base: Duration,
+        max: Duration,
+    ) {
+        self.last_attempt = Some(now);
+        self.consecutive_failures = self.consecutive_failures.saturating_add(1);
+        self.last_error = Some(error);
+        let backoff = backoff_delay(url, self.consecutive_failures, base, max);
+        let wait = match retry_after {
+            Some(r) => r.min(max).max(backoff),
+            None => backoff,
+        };
+        self.next_attempt = (!wait.is_zero())
+            .then(|| now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX));
+    }
+}
+
+/// The back-off after `failures` consecutive failures: none after the first (the next scheduled
+/// run retries), then `base`, 2×`base`, 4×`base` … capped at `max`, each scaled by a jitter in
+/// [0.75, 1.25) derived from the URL and the count (stable, so runs are reproducible).
+pub fn backoff_delay(url: &str, failures: u32, base: Duration, max: Duration) -> Duration {
+    if failures <= 1 {
+        return Duration::ZERO;
+    }
+    let exp = (failures - 2).min(20);
+    let raw = base.saturating_mul(1u32 << exp).min(max);
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (url, failures).hash(&mut h);
+    let jitter = 0.75 + (h.finish() % 1000) as f64 / 2000.0;
+    raw.mul_f64(jitter).min(max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<FixedOffset> {
+        DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    const H: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn backoff_grows_with_jitter_and_is_capped() {
+        assert_eq!(backoff_delay("u", 1, H, 24 * H), Duration::ZERO);
+        let mut last = Duration::ZERO;
+        for n in 2..6 {
+            let d = backoff_delay("u", n, H, 24 * H);
+            let nominal = H * (1 << (n - 2));
+            assert!(
+                d >= nominal.mul_f64(0.75) && d < nominal.mul_f64(1.25),
+                "{n}: {d:?}"
+            );
+            assert!(d > last);
+            last = d;
+        }
+        assert!(backoff_delay("u", 40, H, 24 * H) <= 24 * H);
+        // Jitter differs between feeds so they do not retry in lock-step.
+        let spread: std::collections::HashSet<_> = (0..20)
+            .map(|i| backoff_delay(&format!("https://f{i}/"), 3, H, 24 * H))
+            .collect();
+        assert!(spread.len() > 10);
+    }
+
+    #[test]
+    fn failure_then_success_resets() {
+        let mut s = FeedState::default();
+        let now = t("2021-07-20T08:00:00+09:00");
+        s.record_failure("u", now, "HTTP 500".into(), None, H, 24 * H);
+        assert!(s.is_due(now), "first failure retries at the next run");
+        s.record_failure("u", now, "HTTP 500".into(), None, H, 24 * H);
+        assert_eq!(s.consecutive_failures, 2);
+        assert!(!s.is_due(now));
+        assert!(s.is_due(now + chrono::Duration::hours(2)));
+        s.record_success(now + chrono::Duration::hours(2));
+        assert_eq!(s.consecutive_failures, 0);
+        assert_eq!(s.last_error, None);
+        assert!(s.is_due(now));
+    }
+
+    #[test]
+    fn retry_after_is_honoured() {
+        let mut s = FeedState::default();
+        let now = t("2021-07-20T08:00:00+09:00");
+        s.record_failure("u", now, "HTTP 429".into(), Some(2 * H), H, 24 * H);
+        assert_eq!(s.next_attempt, Some(now + chrono::Duration::hours(2)));
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut st = FetchState::load(dir.path()).unwrap();
+        assert_eq!(st.version, VERSION);
+        st.feeds.insert(
+            "https://a/".into(),
+            FeedState {
+                etag: Some("\"v1\"".into()),
+                ..Default::default()
+            },
+        );
+        st.save(dir.path()).unwrap();
+        assert_eq!(FetchState::load(dir.path()).unwrap(), st);
+    }
+}

@@ -1,0 +1,113 @@
+//! File-system helpers shared by the stages: atomic writes and the site lock.
+//!
+//! A write either lands whole or not at all (temp file in the same folder, fsync, rename, fsync
+//! of the folder), so a killed run never leaves a half-written content or state file.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// Writes `bytes` to `path` atomically, creating parent folders.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating folder {}", dir.display()))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("replacing {}", path.display()))?;
+    // Make the rename itself durable.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// An exclusive lock on the site, held while a run changes content/ or the fetch state.
+/// Released when dropped, and by the OS if the process dies.
+#[derive(Debug)]
+pub struct SiteLock {
+    _file: File,
+    pub path: PathBuf,
+}
+
+/// The lock file's name at the site root.
+pub const LOCK_FILE: &str = ".matome.lock";
+
+impl SiteLock {
+    /// Takes the lock, waiting for another run to finish; `on_wait` is called once if it has to.
+    pub fn acquire(root: &Path, on_wait: impl FnOnce(&Path)) -> Result<SiteLock> {
+        let path = root.join(LOCK_FILE);
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("opening lock file {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                on_wait(&path);
+                file.lock()
+                    .with_context(|| format!("locking {}", path.display()))?;
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("locking {}", path.display()));
+            }
+        }
+        Ok(SiteLock { _file: file, path })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/b/c.md");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("c.md")]);
+    }
+
+    #[test]
+    fn second_lock_waits_for_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = SiteLock::acquire(dir.path(), |_| panic!("nobody holds it")).unwrap();
+        let root = dir.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || {
+            let mut waited = false;
+            let _second = SiteLock::acquire(&root, |_| waited = true).unwrap();
+            tx.send(waited).unwrap();
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(rx.try_recv().is_err(), "second lock taken while first held");
+        drop(first);
+        assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap());
+        t.join().unwrap();
+    }
+}

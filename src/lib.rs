@@ -1,0 +1,14 @@
+//! matome: a static-site generator for news archives.
+//!
+//! The pipeline (see ARCHITECTURE.md): [`config`] reads matome.toml; [`fetch`] turns feeds into
+//! dated snapshot files that [`content`] owns; [`analyze`] and [`text`] prepare item text;
+//! [`import`] adds feeds from OPML or CSV; [`cli`] is the command line over all of it.
+
+pub mod analyze;
+pub mod cli;
+pub mod config;
+pub mod content;
+pub mod fetch;
+pub mod fsutil;
+pub mod import;
+pub mod text;

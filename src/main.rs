@@ -1,0 +1,16 @@
+//! The `matome` binary: parse arguments, run, print the error chain once, set the exit code.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = matome::cli::Cli::parse();
+    match matome::cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Plain-text preparation of untrusted feed text.
+//!
+//! Owns turning feed HTML into plain text (tags stripped, `script`/`style` dropped, entities
+//! decoded), removing control characters, folding white space and bounding lengths. It knows
+//! nothing about words; the analyser works on what this produces.
+
+/// Elements whose content is never text.
+const DROPPED: &[&str] = &[
+    "script", "style", "noscript", "template", "iframe", "object", "svg", "math", "head",
+];
+
+/// Elements that end a line of text.
+const BLOCK: &[&str] = &[
+    "p",
+    "br",
+    "div",
+    "li",
+    "ul",
+    "ol",
+    "tr",
+    "table",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "hr",
+    "dd",
+    "dt",
+    "figure",
+    "figcaption",
+];
+
+/// Converts an HTML fragment to plain text: tags stripped, `script`/`style` and the like dropped
+/// with their content, comments and CDATA markers removed, entities decoded, block elements
+/// turned into line breaks, control characters removed and white space folded.
+///
+/// Lenient by design: a `<` that does not start a tag (`1 < 2`) is kept as text.
+pub fn html_to_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let bytes = html.as_bytes();
+    let mut i = 0;
+    let mut text_start = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let rest = &html[i..];
+        // Comment or CDATA or doctype.
+        if let Some(after) = rest.strip_prefix("<!--") {
+            push_text(&mut out, &html[text_start..i]);
+            let end = after
+                .find("-->")
+                .map(|e| i + 4 + e + 3)
+                .unwrap_or(html.len());
+            i = end;
+            text_start = i;
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("<![CDATA[") {
+            push_text(&mut out, &html[text_start..i]);
+            let (inner, end) = match after.find("]]>") {
+                Some(e) => (&after[..e], i + 9 + e + 3),
+                None => (after, html.len()),
+            };
+            // CDATA content is raw text, not markup.
+            push_raw(&mut out, inner);
+            i = end;
+            text_start = i;
+            continue;
+        }
+        let Some((name, closing, tag_end)) = parse_tag(rest) else {
+            i += 1;
+            continue;
+        };
+        push_text(&mut out, &html[text_start..i]);
+        i += tag_end;
+        let lname = name.to_ascii_lowercase();
+        if !closing && DROPPED.contains(&lname.as_str()) && !rest[..tag_end].ends_with("/>") {
+            // Skip to the matching close tag (case-insensitive), or the end.
+            let close = format!("</{lname}");
+            let lower_rest = html[i..].to_ascii_lowercase();
+            i = match lower_rest.find(&close) {
+                Some(p) => {
+                    let after = i + p;
+                    html[after..]
+                        .find('>')
+                        .map(|g| after + g + 1)
+                        .unwrap_or(html.len())
+                }
+                None => html.len(),
+            };
+        } else if BLOCK.contains(&lname.as_str()) {
+            out.push('\n');
+        } else if lname == "img" || lname == "td" || lname == "th" {
+            out.push(' ');
+        }
+        text_start = i;
+    }
+    push_text(&mut out, &html[text_start..]);
+    fold_whitespace(&out)
+}
+
+/// Recognises `<name ...>` or `</name>` at the start of `s`; returns the name, whether it is a
+/// closing tag and the length up to and including `>`.
+fn parse_tag(s: &str) -> Option<(&str, bool, usize)> {
+    let b = s.as_bytes();
+    let mut j = 1;
+    let closing = b.get(1) == Some(&b'/');
+    if closing {
+        j += 1;
+    }
+    if b.get(1) == Some(&b'!') || b.get(1) == Some(&b'?') {
+        // <!DOCTYPE ...> or <?xml ...?>
+        let end = s.find('>')?;
+        return Some(("!", false, end + 1));
+    }
+    let start = j;
+    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b':') {
+        j += 1;
+    }
+    if j == start || !b[start].is_ascii_alphabetic() {
+        return None;
+    }
+    let name = &s[start..j];
+    // Find the closing '>' outside quotes.
+    let mut quote: Option<u8> = None;
+    while j < b.len() {
+        match (quote, b[j]) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b[j]),
+            (None, b'>') => return Some((name, closing, j + 1)),
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// Appends text with entities decoded.
+fn push_text(out: &mut String, s: &str) {
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        push_raw(out, &rest[..amp]);
+        let after = &rest[amp + 1..];
+        let end = after
+            .char_indices()
+            .take(40)
+            .find(|(_, c)| *c == ';' || c.is_whitespace() || *c == '&' || *c == '<')
+            .filter(|(_, c)| *c == ';')
+            .map(|(e, _)| e);
+        match end.and_then(|e| decode_entity(&after[..e]).map(|d| (d, e))) {
+            Some((decoded, e)) => {
+                push_raw(out, &decoded);
+                rest = &after[e + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = after;
+            }
+        }
+    }
+    push_raw(out, rest);
+}
+
+fn decode_entity(name: &str) -> Option<String> {
+    if let Some(num) = name.strip_prefix('#') {
+        let code = if let Some(hex) = num.strip_prefix('x').or_else(|| num.strip_prefix('X')) {
+            u32::from_str_radix(hex, 16).ok()?
+        } else {
+            num.parse::<u32>().ok()?
+        };
+        let c = char::from_u32(code).unwrap_or('\u{fffd}');
+        return Some(c.to_string());
+    }
+    quick_xml::escape::resolve_html5_entity(name).map(str::to_string)
+}
+
+/// Appends text, dropping control characters (keeping line breaks and tabs as white space).
+fn push_raw(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(c),
+            c if is_unwanted(c) => {}
+            c => out.push(c),
+        }
+    }
+}
+
+/// Control and other invisible formatting characters that must never reach a snapshot.
+fn is_unwanted(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+}
+
+/// Folds runs of spaces and tabs to one space, trims lines, keeps single line breaks between
+/// non-empty lines, and trims the whole.
+pub fn fold_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.split(['\n', '\r']) {
+        let mut line_out = String::new();
+        for word in line
+            .split(|c: char| c.is_whitespace())
+            .filter(|w| !w.is_empty())
+        {
+            if !line_out.is_empty() {
+                line_out.push(' ');
+            }
+            line_out.push_str(word);
+        }
+        if !line_out.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&line_out);
+        }
+    }
+    out
+}
+
+/// One line of clean text: control characters removed, all white space folded to single spaces.
+pub fn one_line(s: &str) -> String {
+    let cleaned: String = s
+        .chars()
+        .filter(|c| c.is_whitespace() || !is_unwanted(*c))
+        .collect();
+    let mut out = String::with_capacity(cleaned.len());
+    for word in cleaned.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Cuts `s` to at most `max` characters, ending with "…" when it was cut.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    if max == 0 {
+        return String::new();
+    }
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some(_) => {
+            let cut: String = s.chars().take(max.saturating_sub(1)).collect();
+            format!("{}…", cut.trim_end())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_tags_and_decodes_entities() {
+        assert_eq!(
+            html_to_text("<p>日本銀行&amp;財務省 &hellip; <b>発表</b>&#x3002;&#12290;</p>"),
+            "日本銀行&財務省 … 発表。。"
+        );
+    }
+
+    #[test]
+    fn drops_script_and_style_with_content() {
+        assert_eq!(
+            html_to_text(
+                "a<script>alert('x<b>')</script>b<STYLE>p{}</STYLE>c<noscript>n</noscript>"
+            ),
+            "abc"
+        );
+    }
+
+    #[test]
+    fn unclosed_script_drops_the_rest() {
+        assert_eq!(html_to_text("safe<script>alert(1)"), "safe");
+    }
+
+    #[test]
+    fn blocks_make_lines() {
+        assert_eq!(
+            html_to_text("<p>one</p><p>two<br>three</p>"),
+            "one\ntwo\nthree"
+        );
+    }
+
+    #[test]
+    fn keeps_lone_less_than_and_unknown_entities() {
+        assert_eq!(
+            html_to_text("1 < 2 && 3 > 2 &nosuch; AT&T"),
+            "1 < 2 && 3 > 2 &nosuch; AT&T"
+        );
+    }
+
+    #[test]
+    fn attributes_with_gt_inside_quotes() {
+        assert_eq!(
+            html_to_text(r#"<a title="a>b" href="x">link</a> text"#),
+            "link text"
+        );
+    }
+
+    #[test]
+    fn comments_and_cdata() {
+        assert_eq!(html_to_text("a<!-- hidden -->b<![CDATA[<c>]]>"), "ab<c>");
+    }
+
+    #[test]
+    fn control_characters_are_removed() {
+        assert_eq!(one_line("ti\u{7}tle\u{0}\u{200b} \n next"), "title next");
+        assert_eq!(html_to_text("a\u{1b}[31mb"), "a[31mb");
+    }
+
+    #[test]
+    fn truncation_counts_characters() {
+        assert_eq!(truncate_chars("日本銀行", 10), "日本銀行");
+        assert_eq!(truncate_chars("日本銀行気候変動", 4), "日本銀…");
+        assert_eq!(truncate_chars("abc", 0), "");
+    }
+}
