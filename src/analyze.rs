@@ -12,8 +12,9 @@ pub fn sentences(s: &str) -> Vec<&str> {
     let mut chars = s.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let end = match c {
-            '。' | '！' | '？' | '!' | '?' => Some(i + c.len_utf8()),
-            '.' => match chars.peek() {
+            '。' | '！' | '？' => Some(i + c.len_utf8()),
+            // ASCII marks end a sentence only before white space (not in `select!` or a URL).
+            '.' | '!' | '?' => match chars.peek() {
                 Some((_, n)) if n.is_whitespace() => Some(i + 1),
                 None => Some(i + 1),
                 _ => None,
@@ -74,6 +75,17 @@ mod tests {
                 "Prices rose 1.5 percent.",
                 "Why?",
                 "次の行"
+            ]
+        );
+    }
+
+    #[test]
+    fn ascii_marks_inside_words_do_not_split() {
+        assert_eq!(
+            sentences("tokio::select!を使う。https://example.com/docs?lang=ja を参照"),
+            vec![
+                "tokio::select!を使う。",
+                "https://example.com/docs?lang=ja を参照"
             ]
         );
     }

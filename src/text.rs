@@ -146,6 +146,18 @@ fn parse_tag(s: &str) -> Option<(&str, bool, usize)> {
     None
 }
 
+/// Decodes HTML entities in plain text (control characters dropped, nothing else changed).
+pub fn decode_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_text(&mut out, s);
+    out
+}
+
+/// White space that folds; the ideographic space (U+3000) is kept, it is part of Japanese text.
+fn is_fold_space(c: char) -> bool {
+    c.is_whitespace() && c != '\u{3000}'
+}
+
 /// Appends text with entities decoded.
 fn push_text(out: &mut String, s: &str) {
     let mut rest = s;
@@ -208,10 +220,7 @@ pub fn fold_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for line in s.split(['\n', '\r']) {
         let mut line_out = String::new();
-        for word in line
-            .split(|c: char| c.is_whitespace())
-            .filter(|w| !w.is_empty())
-        {
+        for word in line.split(is_fold_space).filter(|w| !w.is_empty()) {
             if !line_out.is_empty() {
                 line_out.push(' ');
             }
@@ -234,7 +243,7 @@ pub fn one_line(s: &str) -> String {
         .filter(|c| c.is_whitespace() || !is_unwanted(*c))
         .collect();
     let mut out = String::with_capacity(cleaned.len());
-    for word in cleaned.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+    for word in cleaned.split(is_fold_space).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -317,6 +326,14 @@ mod tests {
     fn control_characters_are_removed() {
         assert_eq!(one_line("ti\u{7}tle\u{0}\u{200b} \n next"), "title next");
         assert_eq!(html_to_text("a\u{1b}[31mb"), "a[31mb");
+    }
+
+    #[test]
+    fn ideographic_space_is_kept_inside_text() {
+        assert_eq!(
+            one_line("月額3300円から\u{3000}初期設定は  簡単"),
+            "月額3300円から\u{3000}初期設定は 簡単"
+        );
     }
 
     #[test]

@@ -57,10 +57,7 @@ pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
         .into_iter()
         .map(|e| {
             let link = pick_link(&e.links, base.as_ref());
-            let title = e
-                .title
-                .map(|t| text::one_line(&text::html_to_text(&t.content)))
-                .unwrap_or_default();
+            let title = e.title.map(|t| title_text(&t)).unwrap_or_default();
             let body = e
                 .content
                 .as_ref()
@@ -78,12 +75,22 @@ pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
         })
         .collect();
     Ok(ParsedFeed {
-        title: feed
-            .title
-            .map(|t| text::one_line(&text::html_to_text(&t.content)))
-            .filter(|t| !t.is_empty()),
+        title: feed.title.map(|t| title_text(&t)).filter(|t| !t.is_empty()),
         entries,
     })
+}
+
+/// A title as one line of plain text. A title the feed marks as HTML (Atom `type="html"`) loses
+/// its markup; a plain-text title (RSS) is text, so `Vec<String>` or `<dialog>` stay as written,
+/// with only left-over entities of double-escaping feeds decoded. Pages escape it when rendering.
+fn title_text(t: &feed_rs::model::Text) -> String {
+    let is_html = t.content_type.subty().as_str().contains("html");
+    let plain = if is_html {
+        text::html_to_text(&t.content)
+    } else {
+        text::decode_entities(&t.content)
+    };
+    text::one_line(&plain)
 }
 
 /// The entry's article link: the alternate (or first) link, resolved, http(s) only.
@@ -192,12 +199,29 @@ mod tests {
         let e = &f.entries[0];
         assert_eq!(e.guid.as_deref(), Some("g1"));
         assert_eq!(e.link.as_deref(), Some("http://example.com/a"));
-        assert_eq!(e.title, "日本銀行 発表");
+        assert_eq!(
+            e.title, "日本銀行 <b>発表</b>",
+            "an RSS title is text, not markup"
+        );
         assert_eq!(e.text, "本文&です");
         assert_eq!(
             e.published.unwrap().to_rfc3339(),
             "2021-07-19T22:20:00+00:00"
         );
+    }
+
+    #[test]
+    fn rss_titles_keep_angle_brackets_atom_html_titles_lose_markup() {
+        let f = parse_feed(
+            &rss("<item><title>Vec&lt;String&gt; と &amp;amp;str の違い</title><guid>1</guid></item>"),
+            URL,
+        )
+        .unwrap();
+        assert_eq!(f.entries[0].title, "Vec<String> と &str の違い");
+        let atom = r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>A</title><id>urn:a</id><updated>2021-07-20T00:00:00Z</updated>
+<entry><id>urn:1</id><title type="html">&lt;b&gt;Bold&lt;/b&gt; move&lt;script&gt;x()&lt;/script&gt;</title><updated>2021-07-20T00:00:00Z</updated></entry></feed>"#;
+        let f = parse_feed(atom, URL).unwrap();
+        assert_eq!(f.entries[0].title, "Bold move");
     }
 
     #[test]
