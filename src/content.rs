@@ -141,7 +141,7 @@ impl Snapshot {
         }
         let Some((fm_end, body_start)) = fm_end else {
             return Err(err(
-                crate::config::line_of(text, text.len()),
+                crate::config::line_of(text, text.len().saturating_sub(1)),
                 "the front matter never ends: did you forget the closing `+++`?".into(),
             ));
         };

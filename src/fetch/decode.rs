@@ -76,10 +76,10 @@ pub fn decode(bytes: &[u8], header_charset: Option<&str>) -> Result<String, Deco
             (b'<', 0, _, 0) => Some(UTF_16LE),
             _ => None,
         };
-        if let Some(enc) = utf16 {
-            if let Some(s) = strict(enc, bytes) {
-                return Ok(fix_declaration(&s));
-            }
+        if let Some(enc) = utf16
+            && let Some(s) = strict(enc, bytes)
+        {
+            return Ok(fix_declaration(&s));
         }
     }
     let xml = xml_declared_encoding(bytes);
@@ -92,10 +92,9 @@ pub fn decode(bytes: &[u8], header_charset: Option<&str>) -> Result<String, Deco
         && labels
             .iter()
             .any(|l| encoding_for_label(l) == Some(encoding_rs::ISO_2022_JP))
+        && let Some(s) = strict(encoding_rs::ISO_2022_JP, bytes)
     {
-        if let Some(s) = strict(encoding_rs::ISO_2022_JP, bytes) {
-            return Ok(fix_declaration(&s));
-        }
+        return Ok(fix_declaration(&s));
     }
     // 4. Valid UTF-8 wins over whatever is declared.
     if let Ok(s) = std::str::from_utf8(bytes) {
@@ -123,12 +122,11 @@ pub fn decode(bytes: &[u8], header_charset: Option<&str>) -> Result<String, Deco
             return Ok(fix_declaration(&s));
         }
     }
-    if tried.is_empty() {
-        if let Some(bad) = declared.first() {
-            if declared.iter().all(|d| encoding_for_label(d).is_none()) {
-                return Err(DecodeError::UnknownCharset(bad.clone()));
-            }
-        }
+    if tried.is_empty()
+        && let Some(bad) = declared.first()
+        && declared.iter().all(|d| encoding_for_label(d).is_none())
+    {
+        return Err(DecodeError::UnknownCharset(bad.clone()));
     }
     let mut names: Vec<&str> = tried.iter().map(|e| e.name()).collect();
     if !names.contains(&"UTF-8") {

@@ -29,8 +29,19 @@ pub struct Entry {
     pub published: Option<DateTime<Utc>>,
 }
 
+/// The RDF namespace of RSS 0.90, which feed-rs does not know; its elements are those of RSS 1.0.
+const RSS_090_NS: &str = "http://my.netscape.com/rdf/simple/0.9/";
+const RSS_10_NS: &str = "http://purl.org/rss/1.0/";
+
 /// Parses a feed from UTF-8 text. `url` resolves relative links.
 pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
+    if text.contains(RSS_090_NS) {
+        return parse_feed_inner(&text.replace(RSS_090_NS, RSS_10_NS), url);
+    }
+    parse_feed_inner(text, url)
+}
+
+fn parse_feed_inner(text: &str, url: &str) -> Result<ParsedFeed, String> {
     let parser = feed_rs::parser::Builder::new()
         .base_uri(Some(url))
         // No made-up ids: we derive our own stable one (never random).
@@ -252,6 +263,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.entries[0].link, None);
+    }
+
+    #[test]
+    fn rss_090() {
+        let xml = r#"<?xml version="1.0"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://my.netscape.com/rdf/simple/0.9/">
+<channel><title>Retro</title><link>http://example.com/</link><description>d</description></channel>
+<item><title>PC-9801</title><link>http://example.com/9801</link></item>
+<item><title>Mac</title><link>http://example.com/mac</link></item>
+</rdf:RDF>"#;
+        let f = parse_feed(xml, URL).unwrap();
+        assert_eq!(f.title.as_deref(), Some("Retro"));
+        let titles: Vec<_> = f.entries.iter().map(|e| e.title.as_str()).collect();
+        assert_eq!(titles, ["PC-9801", "Mac"]);
+        assert_eq!(stable_id(&f.entries[0]), "http://example.com/9801");
     }
 
     #[test]

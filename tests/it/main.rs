@@ -1,0 +1,8 @@
+//! The single integration-test crate: every integration test lives in a
+//! module under `tests/it/`, so the test binary is linked only once.
+
+mod archive;
+mod fetch;
+mod import;
+mod support;
+mod support_selftest;
