@@ -31,6 +31,7 @@ pub struct Config {
     pub timezone: chrono_tz::Tz,
     pub theme: String,
     pub fetch: FetchSettings,
+    pub analyze: crate::analyze::AnalyzeSettings,
     pub feeds: Vec<FeedConfig>,
 }
 
@@ -65,8 +66,6 @@ pub struct FetchSettings {
     pub max_title_chars: usize,
     /// The plain text kept from an item's description.
     pub max_text_chars: usize,
-    /// Characters of the summary written into the snapshot.
-    pub summary_chars: usize,
     /// Back-off after repeated failures: first delay and cap.
     pub backoff_base: Duration,
     pub backoff_max: Duration,
@@ -85,7 +84,6 @@ impl Default for FetchSettings {
             max_items_per_feed: 200,
             max_title_chars: 300,
             max_text_chars: 1000,
-            summary_chars: 200,
             backoff_base: Duration::from_secs(3600),
             backoff_max: Duration::from_secs(24 * 3600),
         }
@@ -106,6 +104,8 @@ struct RawConfig {
     #[serde(default)]
     fetch: RawFetch,
     #[serde(default)]
+    analyze: RawAnalyze,
+    #[serde(default)]
     feeds: Vec<RawFeed>,
 }
 
@@ -122,9 +122,16 @@ struct RawFetch {
     max_items_per_feed: Option<Spanned<usize>>,
     max_title_chars: Option<Spanned<usize>>,
     max_text_chars: Option<usize>,
-    summary_chars: Option<usize>,
     backoff_base: Option<Spanned<f64>>,
     backoff_max: Option<Spanned<f64>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawAnalyze {
+    keywords: Option<usize>,
+    summary_chars: Option<usize>,
+    summary_sentences: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -196,6 +203,12 @@ impl Config {
         };
 
         let fetch = Self::fetch_settings(raw.fetch, &at)?;
+        let d = crate::analyze::AnalyzeSettings::default();
+        let analyze = crate::analyze::AnalyzeSettings {
+            keywords: raw.analyze.keywords.unwrap_or(d.keywords),
+            summary_chars: raw.analyze.summary_chars.unwrap_or(d.summary_chars),
+            summary_sentences: raw.analyze.summary_sentences.unwrap_or(d.summary_sentences),
+        };
 
         let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.feeds.len());
         let mut seen = std::collections::HashMap::new();
@@ -235,6 +248,7 @@ impl Config {
             timezone,
             theme: raw.theme.unwrap_or_else(|| "default".to_string()),
             fetch,
+            analyze,
             feeds,
         })
     }
@@ -290,7 +304,6 @@ impl Config {
             )?,
             max_title_chars: positive(raw.max_title_chars, "max_title_chars", d.max_title_chars)?,
             max_text_chars: raw.max_text_chars.unwrap_or(d.max_text_chars),
-            summary_chars: raw.summary_chars.unwrap_or(d.summary_chars),
             backoff_base: secs(raw.backoff_base, "backoff_base", d.backoff_base)?,
             backoff_max: secs(raw.backoff_max, "backoff_max", d.backoff_max)?,
         })

@@ -21,6 +21,7 @@ use anyhow::{Context, Result, bail};
 use chrono::{DateTime, FixedOffset};
 use tokio::sync::Semaphore;
 
+use crate::analyze::DocFreq;
 use crate::config::{Config, FeedConfig, FetchSettings};
 use crate::content::{self, Snapshot};
 use crate::fsutil::SiteLock;
@@ -262,9 +263,17 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
             }
         }
     }
-    for item in &mut new_items {
-        item.summary = crate::analyze::lead_summary(&item.text, config.fetch.summary_chars);
-    }
+    // 頻出ワード and summaries, ranked against the whole archive plus this run's items.
+    let mut df = if new_items.is_empty() {
+        None
+    } else {
+        let archived: Vec<&content::Item> =
+            snapshots.iter().flat_map(|(_, s)| s.items.iter()).collect();
+        let mut df = DocFreq::load_or_rebuild(root, &archived);
+        df.add_items(&new_items);
+        crate::analyze::annotate(&mut new_items, &df, &config.analyze);
+        Some(df)
+    };
 
     // Feeds no longer configured leave the state file.
     let configured: HashSet<&str> = config.feeds.iter().map(|f| f.url.as_str()).collect();
@@ -294,6 +303,9 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
             .write(&path)
             .with_context(|| format!("writing snapshot {}", rel.display()))?;
         report.written = Some(rel);
+    }
+    if let Some(df) = df.take() {
+        df.save(root)?;
     }
     state.version = 1;
     state.save(root)?;

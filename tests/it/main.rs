@@ -4,5 +4,6 @@
 mod archive;
 mod fetch;
 mod import;
+mod quality;
 mod support;
 mod support_selftest;

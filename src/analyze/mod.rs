@@ -1,0 +1,662 @@
+//! Text analysis of archived items: 頻出ワード (keywords) and summaries.
+//!
+//! Owns the one analyser every word-consumer shares — 頻出ワード here, the search index and the
+//! static search later — so that a word shown on a page is a word search finds. Japanese goes
+//! through lindera with IPADIC (compiled from Debian's mecab-ipadic by build.rs and embedded);
+//! Latin-script words are case-folded, filtered by a stop list and stemmed for matching.
+//! Knows nothing about HTTP or files beyond the document-frequency cache in [`df`].
+
+pub mod df;
+pub mod summary;
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use lindera::mode::Mode;
+use lindera::segmenter::Segmenter;
+use unicode_normalization::UnicodeNormalization;
+
+pub use df::DocFreq;
+pub use summary::sentences;
+
+use crate::content::Item;
+
+/// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
+pub const ANALYZER_VERSION: u32 = 1;
+
+mod ipadic {
+    // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
+    lindera_dictionary::embedded_dictionary!("/lindera-ipadic", EmbeddedIPADICLoader);
+}
+
+const STOP_JA: &str = include_str!("../../data/stopwords-ja.txt");
+const STOP_EN: &str = include_str!("../../data/stopwords-en.txt");
+
+/// How a token takes part in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// 名詞 一般, 固有名詞, サ変接続, 形容動詞語幹: heads of compounds.
+    Noun,
+    /// 名詞 接尾 (化, 率, 局 …): only inside a compound.
+    Suffix,
+    /// 名詞 数.
+    Number,
+    /// 接頭詞 名詞接続 (新, 各 …): only at the start of a compound.
+    Prefix,
+    /// A word of Latin letters (and digits).
+    Latin,
+    /// White space between words.
+    Space,
+    /// Anything else: particles, verbs, symbols, 非自立 and 代名詞 nouns.
+    Break,
+}
+
+#[derive(Debug, Clone)]
+struct Tok {
+    surface: String,
+    kind: Kind,
+    /// 名詞 サ変接続.
+    sahen: bool,
+}
+
+/// A word or phrase that may become a keyword.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Term {
+    /// The matching form: lower case, English words stemmed.
+    pub key: String,
+    /// The readable form, as written.
+    pub display: String,
+    /// An English phrase of two words (counts only when it recurs).
+    pub phrase: bool,
+    /// A lone サ変接続 noun (停止, 改正, 上昇 …): an action more than a topic, so it ranks lower.
+    pub weak: bool,
+}
+
+/// The shared analyser. Create it once with [`Analyzer::get`]; it is cheap to share across
+/// threads (the dictionary is embedded and loaded without copying).
+pub struct Analyzer {
+    segmenter: Segmenter,
+    stop_ja: HashSet<&'static str>,
+    stop_en: HashSet<&'static str>,
+    stemmer: rust_stemmers::Stemmer,
+}
+
+fn word_list(text: &'static str) -> HashSet<&'static str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+/// Text ready for analysis: NFKC (full-width Latin and digits to ASCII, half-width katakana to
+/// full-width), URLs removed, white space folded.
+pub fn prepare(text: &str) -> String {
+    let normalized: String = text.nfkc().collect();
+    let mut out = String::with_capacity(normalized.len());
+    for (i, word) in normalized.split(' ').enumerate() {
+        let word = strip_urls(word);
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&word);
+    }
+    crate::text::fold_whitespace(&out)
+}
+
+fn strip_urls(word: &str) -> Cow<'_, str> {
+    let Some(pos) = word.find("http://").or_else(|| word.find("https://")) else {
+        return Cow::Borrowed(word);
+    };
+    // A URL runs to the next character that cannot be in one (e.g. Japanese text after it).
+    let rest = &word[pos..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_graphic()) || c == '"' || c == '<' || c == '>')
+        .unwrap_or(rest.len());
+    let mut s = String::with_capacity(word.len());
+    s.push_str(&word[..pos]);
+    s.push(' ');
+    s.push_str(&strip_urls(&rest[end..]));
+    Cow::Owned(s)
+}
+
+impl Analyzer {
+    /// The process-wide analyser.
+    pub fn get() -> &'static Analyzer {
+        static ANALYZER: OnceLock<Analyzer> = OnceLock::new();
+        ANALYZER.get_or_init(|| {
+            let dictionary = ipadic::load().expect("the embedded IPADIC dictionary loads");
+            Analyzer {
+                segmenter: Segmenter::new(Mode::Normal, dictionary, None),
+                stop_ja: word_list(STOP_JA),
+                stop_en: word_list(STOP_EN),
+                stemmer: rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English),
+            }
+        })
+    }
+
+    /// A fingerprint of what decides the analyser's output (version and stop lists).
+    pub fn fingerprint(&self) -> String {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (ANALYZER_VERSION, STOP_JA, STOP_EN).hash(&mut h);
+        format!("v{ANALYZER_VERSION}-{:016x}", h.finish())
+    }
+
+    fn tokens(&self, text: &str) -> Vec<Tok> {
+        let Ok(tokens) = self.segmenter.segment(Cow::Borrowed(text)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(tokens.len() * 2);
+        let mut end = 0;
+        for mut t in tokens {
+            // lindera drops white space: a gap between tokens is a word boundary.
+            if t.byte_start > end {
+                out.push(Tok {
+                    surface: " ".into(),
+                    kind: Kind::Space,
+                    sahen: false,
+                });
+            }
+            end = t.byte_end;
+            let surface = t.surface.to_string();
+            let details = t.details();
+            let kind = classify(&surface, &details);
+            let sahen = details.get(1) == Some(&"サ変接続");
+            // Hyphenated Latin words stay one word: zero-day, right-to-repair.
+            let n = out.len();
+            if kind == Kind::Latin
+                && n >= 2
+                && out[n - 1].surface == "-"
+                && out[n - 2].kind == Kind::Latin
+            {
+                out.pop();
+                let prev = out.last_mut().expect("checked");
+                prev.surface.push('-');
+                prev.surface.push_str(&surface);
+                continue;
+            }
+            out.push(Tok {
+                surface,
+                kind,
+                sahen,
+            });
+        }
+        out
+    }
+
+    /// Stems a lower-case English word for matching.
+    pub fn stem(&self, lower: &str) -> String {
+        self.stemmer.stem(lower).into_owned()
+    }
+
+    fn is_stop_en(&self, lower: &str) -> bool {
+        self.stop_en.contains(lower)
+    }
+
+    /// Keyword candidates of prepared text, in order, repeats included.
+    pub fn terms(&self, prepared: &str) -> Vec<Term> {
+        let mut out = Vec::new();
+        for line in prepared.lines() {
+            self.line_terms(&self.tokens(line), &mut out);
+        }
+        out
+    }
+
+    fn line_terms(&self, toks: &[Tok], out: &mut Vec<Term>) {
+        let mut i = 0;
+        while i < toks.len() {
+            let joinable = |k: Kind| {
+                matches!(
+                    k,
+                    Kind::Noun | Kind::Suffix | Kind::Number | Kind::Prefix | Kind::Latin
+                )
+            };
+            if !joinable(toks[i].kind) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < toks.len() && joinable(toks[i].kind) {
+                i += 1;
+            }
+            let run = &toks[start..i];
+            if run
+                .iter()
+                .all(|t| matches!(t.kind, Kind::Latin | Kind::Number))
+                && run.iter().any(|t| t.kind == Kind::Latin)
+            {
+                // Latin words (possibly with digits: "Windows 10" is two runs, "5G" one).
+                let word: String = run.iter().map(|t| t.surface.as_str()).collect();
+                self.english_word(&word, out);
+                // Phrases: Latin words separated by single spaces.
+                if i + 1 < toks.len()
+                    && toks[i].kind == Kind::Space
+                    && toks[i + 1].kind == Kind::Latin
+                {
+                    let mut j = i + 1;
+                    while j < toks.len() && matches!(toks[j].kind, Kind::Latin | Kind::Number) {
+                        j += 1;
+                    }
+                    let next: String = toks[i + 1..j].iter().map(|t| t.surface.as_str()).collect();
+                    self.english_phrase(&word, &next, out);
+                }
+                continue;
+            }
+            self.japanese_compound(run, out);
+        }
+    }
+
+    fn english_word(&self, word: &str, out: &mut Vec<Term>) {
+        let lower = word.to_lowercase();
+        if lower.chars().count() < 2
+            || self.is_stop_en(&lower)
+            || lower.chars().all(|c| c.is_ascii_digit())
+        {
+            return;
+        }
+        out.push(Term {
+            key: self.stem(&lower),
+            display: english_display(word),
+            phrase: false,
+            weak: false,
+        });
+    }
+
+    fn english_phrase(&self, a: &str, b: &str, out: &mut Vec<Term>) {
+        let (la, lb) = (a.to_lowercase(), b.to_lowercase());
+        let content = |w: &str| {
+            w.chars().count() >= 2 && !self.is_stop_en(w) && !w.chars().all(|c| c.is_ascii_digit())
+        };
+        if !content(&la) || !content(&lb) {
+            return;
+        }
+        out.push(Term {
+            key: format!("{} {}", self.stem(&la), self.stem(&lb)),
+            display: format!("{} {}", english_display(a), english_display(b)),
+            phrase: true,
+            weak: false,
+        });
+    }
+
+    fn japanese_compound(&self, run: &[Tok], out: &mut Vec<Term>) {
+        // Trim what cannot start or end a word: a lone suffix or number in front (unless the
+        // number belongs to a Latin word, as in 5G), a prefix or number at the end.
+        let mut s = 0;
+        let mut e = run.len();
+        while s < e {
+            match run[s].kind {
+                Kind::Suffix => s += 1,
+                Kind::Number if !(s + 1 < e && run[s + 1].kind == Kind::Latin) => s += 1,
+                _ => break,
+            }
+        }
+        while e > s && matches!(run[e - 1].kind, Kind::Prefix | Kind::Number) {
+            e -= 1;
+        }
+        let run = &run[s..e];
+        if !run
+            .iter()
+            .any(|t| matches!(t.kind, Kind::Noun | Kind::Latin))
+        {
+            return;
+        }
+        // Very long runs are lists of nouns, not one word.
+        if run.len() > 8 {
+            for t in run.iter().filter(|t| t.kind == Kind::Noun) {
+                self.push_ja(&t.surface, false, out);
+            }
+            return;
+        }
+        let surface: String = run.iter().map(|t| t.surface.as_str()).collect();
+        let weak = run.len() == 1 && run[0].sahen;
+        self.push_ja(&surface, weak, out);
+    }
+
+    fn push_ja(&self, surface: &str, weak: bool, out: &mut Vec<Term>) {
+        if surface.chars().count() < 2 || self.stop_ja.contains(surface) {
+            return;
+        }
+        out.push(Term {
+            key: surface.to_lowercase(),
+            display: surface.to_string(),
+            phrase: false,
+            weak,
+        });
+    }
+
+    /// The distinct term keys of an item (title and text): what document frequencies count.
+    pub fn doc_keys(&self, item: &Item) -> HashSet<String> {
+        let mut keys: HashSet<String> = self
+            .terms(&prepare(&item.title))
+            .into_iter()
+            .map(|t| t.key)
+            .collect();
+        keys.extend(self.terms(&prepare(&item.text)).into_iter().map(|t| t.key));
+        keys
+    }
+
+    /// Content-word keys of prepared text, one per token (nouns and Latin words, stemmed):
+    /// what sentence similarity (and search) compare.
+    pub fn content_keys(&self, prepared: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for line in prepared.lines() {
+            for t in self.tokens(line) {
+                match t.kind {
+                    Kind::Noun if !self.stop_ja.contains(t.surface.as_str()) => {
+                        out.push(t.surface.to_lowercase());
+                    }
+                    Kind::Latin => {
+                        let lower = t.surface.to_lowercase();
+                        if lower.len() >= 2 && !self.is_stop_en(&lower) {
+                            out.push(self.stem(&lower));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// The item's 頻出ワード: up to `n` terms from title and text ranked by TF-IDF against
+    /// `df`, never the item's category or site name.
+    pub fn keywords(&self, item: &Item, df: &DocFreq, n: usize) -> Vec<String> {
+        let title = self.terms(&prepare(&item.title));
+        let text = self.terms(&prepare(&item.text));
+        let mut excluded: HashSet<String> = HashSet::new();
+        for name in [&item.category, &item.site] {
+            let p = prepare(name);
+            excluded.insert(p.to_lowercase());
+            excluded.extend(self.terms(&p).into_iter().map(|t| t.key));
+        }
+        struct Cand {
+            tf: f64,
+            count: usize,
+            first: usize,
+            phrase: bool,
+            weak: bool,
+            displays: HashMap<String, usize>,
+        }
+        let mut cands: HashMap<String, Cand> = HashMap::new();
+        for (pos, (t, in_title)) in title
+            .iter()
+            .map(|t| (t, true))
+            .chain(text.iter().map(|t| (t, false)))
+            .enumerate()
+        {
+            if excluded.contains(&t.key) {
+                continue;
+            }
+            let c = cands.entry(t.key.clone()).or_insert(Cand {
+                tf: 0.0,
+                count: 0,
+                first: pos,
+                phrase: t.phrase,
+                weak: t.weak,
+                displays: HashMap::new(),
+            });
+            c.tf += if in_title { 2.0 } else { 1.0 };
+            c.count += 1;
+            *c.displays.entry(t.display.clone()).or_default() += 1;
+        }
+        let mut scored: Vec<(f64, usize, String, String)> = cands
+            .into_iter()
+            // A two-word phrase must recur to be a phrase rather than two neighbours.
+            .filter(|(_, c)| !c.phrase || c.count >= 2)
+            .map(|(key, c)| {
+                let display = c
+                    .displays
+                    .iter()
+                    .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+                    .map(|(d, _)| d.clone())
+                    .unwrap_or_default();
+                let weight = if c.weak { 0.5 } else { 1.0 };
+                let score = c.tf * df.idf(&key) * weight;
+                (score, c.first, key, display)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut chosen: Vec<(String, String)> = Vec::new();
+        for (_, _, key, display) in scored {
+            if chosen.len() >= n {
+                break;
+            }
+            // One word per idea: skip a term inside (or around) one already chosen.
+            let overlaps = chosen.iter().any(|(k, _)| {
+                k.contains(key.as_str())
+                    || key.contains(k.as_str())
+                    || k.split(' ').any(|w| key.split(' ').any(|v| v == w))
+            });
+            if !overlaps {
+                chosen.push((key, display));
+            }
+        }
+        chosen.into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// The item's summary: LexRank over the text's sentences, at most `max_sentences` within
+    /// `budget` characters, in their original order; else the keywords, else the title.
+    pub fn summary(
+        &self,
+        item: &Item,
+        keywords: &[String],
+        df: &DocFreq,
+        budget: usize,
+        max_sentences: usize,
+    ) -> String {
+        let s = summary::lexrank_summary(self, &item.text, df, budget, max_sentences);
+        if !s.is_empty() {
+            return s;
+        }
+        if !keywords.is_empty() {
+            return crate::text::truncate_chars(&keywords.join("、"), budget);
+        }
+        crate::text::truncate_chars(&item.title, budget)
+    }
+}
+
+/// The readable form of an English word: as written (AWS, GitHub, Copilot); matching uses the
+/// case-folded, stemmed key, and the most frequent written form of a key is the one shown.
+fn english_display(word: &str) -> String {
+    word.to_string()
+}
+
+fn classify(surface: &str, details: &[&str]) -> Kind {
+    if surface.chars().all(char::is_whitespace) {
+        return Kind::Space;
+    }
+    if surface
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && surface.chars().any(|c| c.is_ascii_alphabetic())
+    {
+        return Kind::Latin;
+    }
+    if surface.chars().all(|c| c.is_ascii_digit()) {
+        return Kind::Number;
+    }
+    if !surface.chars().any(char::is_alphanumeric) {
+        // Punctuation and symbols, whatever the dictionary calls them.
+        return Kind::Break;
+    }
+    let pos = details.first().copied().unwrap_or("");
+    let sub1 = details.get(1).copied().unwrap_or("");
+    match (pos, sub1) {
+        ("名詞", "一般" | "固有名詞" | "サ変接続" | "形容動詞語幹") => Kind::Noun,
+        ("名詞", "接尾") => Kind::Suffix,
+        ("名詞", "数") => Kind::Number,
+        ("接頭詞", "名詞接続") => Kind::Prefix,
+        _ => Kind::Break,
+    }
+}
+
+/// Settings of the analysis (`[analyze]` in matome.toml).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalyzeSettings {
+    /// 頻出ワード per item.
+    pub keywords: usize,
+    /// Characters of the summary.
+    pub summary_chars: usize,
+    /// Sentences of the summary at most.
+    pub summary_sentences: usize,
+}
+
+impl Default for AnalyzeSettings {
+    fn default() -> Self {
+        AnalyzeSettings {
+            keywords: 3,
+            summary_chars: 200,
+            summary_sentences: 3,
+        }
+    }
+}
+
+/// Fills in the keywords and summary of `items` against `df` (which must already count them).
+pub fn annotate(items: &mut [Item], df: &DocFreq, settings: &AnalyzeSettings) {
+    use rayon::prelude::*;
+    let a = Analyzer::get();
+    items.par_iter_mut().for_each(|item| {
+        item.keywords = a.keywords(item, df, settings.keywords);
+        item.summary = a.summary(
+            item,
+            &item.keywords,
+            df,
+            settings.summary_chars,
+            settings.summary_sentences,
+        );
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(category: &str, site: &str, title: &str, text: &str) -> Item {
+        Item {
+            id: "x".into(),
+            feed: "http://example.com/feed".into(),
+            category: category.into(),
+            site: site.into(),
+            title: title.into(),
+            link: String::new(),
+            published: chrono::DateTime::parse_from_rfc3339("2021-07-20T08:00:00+09:00").unwrap(),
+            keywords: vec![],
+            summary: String::new(),
+            text: text.into(),
+        }
+    }
+
+    fn displays(text: &str) -> Vec<String> {
+        Analyzer::get()
+            .terms(&prepare(text))
+            .into_iter()
+            .map(|t| t.display)
+            .collect()
+    }
+
+    #[test]
+    fn compounds_are_joined() {
+        let t =
+            displays("日本銀行は気候変動対応を支援するための資金供給オペレーションを実施した。");
+        assert!(t.contains(&"日本銀行".to_string()), "{t:?}");
+        assert!(t.contains(&"気候変動対応".to_string()), "{t:?}");
+        assert!(t.contains(&"資金供給オペレーション".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn particles_auxiliaries_numbers_and_pronouns_are_never_terms() {
+        let t = displays("これは2兆円の貸付であり、それを彼が3回も確認したのです。");
+        for bad in [
+            "は",
+            "の",
+            "であり",
+            "です",
+            "これ",
+            "それ",
+            "彼",
+            "2兆円",
+            "3回",
+            "確認",
+        ] {
+            assert!(!t.contains(&bad.to_string()), "{bad} in {t:?}");
+        }
+        assert!(t.contains(&"貸付".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn single_characters_and_lone_suffixes_are_dropped() {
+        let t = displays("米国と中国、円の動き");
+        assert!(t.iter().all(|w| w.chars().count() >= 2), "{t:?}");
+        assert!(t.contains(&"米国".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn mixed_japanese_and_english() {
+        let t = displays("AWSが東京リージョンで生成AIサービスを開始。GitHub Copilotにも対応");
+        assert!(t.contains(&"AWS".to_string()), "{t:?}");
+        assert!(t.contains(&"東京リージョン".to_string()), "{t:?}");
+        assert!(t.iter().any(|w| w.starts_with("生成AI")), "{t:?}");
+        assert!(t.contains(&"GitHub Copilot".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn english_is_case_folded_stemmed_and_stop_words_removed() {
+        let a = Analyzer::get();
+        let terms = a.terms(&prepare(
+            "The Ransomware gangs were targeting hospitals, and ransomware hits",
+        ));
+        let keys: Vec<&str> = terms.iter().map(|t| t.key.as_str()).collect();
+        assert!(!keys.contains(&"the") && !keys.contains(&"and") && !keys.contains(&"were"));
+        let ransom: Vec<&Term> = terms.iter().filter(|t| t.key == "ransomwar").collect();
+        assert_eq!(ransom.len(), 2, "{terms:?}");
+        assert_eq!(ransom[0].display, "Ransomware");
+        assert_eq!(ransom[1].display, "ransomware");
+        assert!(keys.contains(&"hospit"), "{keys:?}");
+    }
+
+    #[test]
+    fn full_width_text_and_urls_are_normalised_away() {
+        assert_eq!(
+            prepare("ＡＷＳの新機能　https://example.com/a?b=1 を参照"),
+            "AWSの新機能 を参照"
+        );
+        assert_eq!(prepare("ﾊﾝｶｸｶﾅ"), "ハンカクカナ");
+    }
+
+    #[test]
+    fn keywords_never_repeat_category_or_site() {
+        let a = Analyzer::get();
+        let it = item(
+            "金融",
+            "日本銀行",
+            "日本銀行、金融政策を維持",
+            "日本銀行は金融政策決定会合で現状維持を決めた。長期金利の変動幅は据え置いた。",
+        );
+        let kw = a.keywords(&it, &DocFreq::default(), 3);
+        assert!(!kw.contains(&"日本銀行".to_string()), "{kw:?}");
+        assert!(!kw.contains(&"金融".to_string()), "{kw:?}");
+        assert!(kw.contains(&"長期金利".to_string()), "{kw:?}");
+        assert!(kw.len() <= 3);
+    }
+
+    #[test]
+    fn empty_and_html_only_descriptions() {
+        let a = Analyzer::get();
+        let mut it = item("IT", "Example", "量子コンピューターの実証実験", "");
+        let kw = a.keywords(&it, &DocFreq::default(), 3);
+        assert!(kw.contains(&"量子コンピューター".to_string()), "{kw:?}");
+        assert_eq!(
+            a.summary(&it, &kw, &DocFreq::default(), 100, 3),
+            kw.join("、")
+        );
+        it.text = crate::text::html_to_text("<p><img src=x><script>x()</script></p>");
+        assert_eq!(it.text, "");
+        let none = item("IT", "Example", "", "");
+        assert_eq!(
+            a.keywords(&none, &DocFreq::default(), 3),
+            Vec::<String>::new()
+        );
+        assert_eq!(a.summary(&none, &[], &DocFreq::default(), 100, 3), "");
+    }
+}

@@ -1,0 +1,226 @@
+//! Extractive summaries: sentence splitting and LexRank.
+
+use std::collections::HashMap;
+
+use super::{Analyzer, DocFreq, prepare};
+use crate::text;
+
+/// LexRank: sentences are nodes, edges are the IDF-weighted cosine similarity of their content
+/// words (above a threshold), and the stationary distribution of a damped random walk ranks
+/// them. The best-ranked sentences that fit `budget` characters (at most `max_sentences`) are
+/// returned in their original order. A text that fits whole is returned whole.
+pub fn lexrank_summary(
+    a: &Analyzer,
+    text_: &str,
+    df: &DocFreq,
+    budget: usize,
+    max_sentences: usize,
+) -> String {
+    let sents = sentences(text_);
+    if sents.is_empty() || budget == 0 || max_sentences == 0 {
+        return String::new();
+    }
+    let whole = join(&sents);
+    if sents.len() <= max_sentences && whole.chars().count() <= budget {
+        return whole;
+    }
+    let vectors: Vec<HashMap<String, f64>> = sents
+        .iter()
+        .map(|s| {
+            let mut v: HashMap<String, f64> = HashMap::new();
+            for k in a.content_keys(&prepare(s)) {
+                let idf = df.idf(&k);
+                *v.entry(k).or_default() += idf;
+            }
+            v
+        })
+        .collect();
+    let n = sents.len();
+    let norm: Vec<f64> = vectors
+        .iter()
+        .map(|v| v.values().map(|x| x * x).sum::<f64>().sqrt())
+        .collect();
+    let mut adj = vec![vec![0.0f64; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            if i == j || norm[i] == 0.0 || norm[j] == 0.0 {
+                continue;
+            }
+            let dot: f64 = vectors[i]
+                .iter()
+                .filter_map(|(k, x)| vectors[j].get(k).map(|y| x * y))
+                .sum();
+            let sim = dot / (norm[i] * norm[j]);
+            if sim > 0.1 {
+                adj[i][j] = sim;
+            }
+        }
+    }
+    let damping = 0.85;
+    let mut rank = vec![1.0 / n as f64; n];
+    for _ in 0..50 {
+        let mut next = vec![(1.0 - damping) / n as f64; n];
+        for i in 0..n {
+            let out: f64 = adj[i].iter().sum();
+            if out == 0.0 {
+                // A sentence like no other spreads its weight evenly.
+                for r in next.iter_mut() {
+                    *r += damping * rank[i] / n as f64;
+                }
+            } else {
+                for j in 0..n {
+                    next[j] += damping * rank[i] * adj[i][j] / out;
+                }
+            }
+        }
+        rank = next;
+    }
+    // Ties go to the earlier sentence (news leads put the point first).
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| rank[y].total_cmp(&rank[x]).then(x.cmp(&y)));
+    let mut picked: Vec<usize> = Vec::new();
+    for i in order {
+        if picked.len() >= max_sentences {
+            break;
+        }
+        let mut trial = picked.clone();
+        trial.push(i);
+        trial.sort_unstable();
+        let candidate = join(&trial.iter().map(|&k| sents[k]).collect::<Vec<_>>());
+        if candidate.chars().count() <= budget {
+            picked = trial;
+        }
+    }
+    if picked.is_empty() {
+        let best = (0..n)
+            .max_by(|&x, &y| rank[x].total_cmp(&rank[y]).then(y.cmp(&x)))
+            .unwrap_or(0);
+        return text::truncate_chars(sents[best], budget);
+    }
+    join(&picked.iter().map(|&k| sents[k]).collect::<Vec<_>>())
+}
+
+/// Joins sentences: Japanese ones directly, others with a space.
+fn join(sents: &[&str]) -> String {
+    let mut out = String::new();
+    for s in sents {
+        if !out.is_empty() && !out.ends_with(['。', '！', '？']) {
+            out.push(' ');
+        }
+        out.push_str(s);
+    }
+    out
+}
+
+/// Splits plain text into sentences: Japanese on 。！？ (and their ASCII forms followed by a
+/// space), and on line breaks. The delimiters stay with their sentence.
+pub fn sentences(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = match c {
+            '。' | '！' | '？' => Some(i + c.len_utf8()),
+            // ASCII marks end a sentence only before white space (not in `select!` or a URL).
+            '.' | '!' | '?' => match chars.peek() {
+                Some((_, n)) if n.is_whitespace() => Some(i + 1),
+                None => Some(i + 1),
+                _ => None,
+            },
+            '\n' => Some(i),
+            _ => None,
+        };
+        if let Some(end) = end {
+            let sentence = s[start..end].trim();
+            if !sentence.is_empty() {
+                out.push(sentence);
+            }
+            start = if c == '\n' { i + 1 } else { end };
+        }
+    }
+    let tail = s[start..].trim();
+    if !tail.is_empty() {
+        out.push(tail);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_japanese_and_english() {
+        assert_eq!(
+            sentences("日銀は発表した。市場は反応！Prices rose 1.5 percent. Why?\n次の行"),
+            vec![
+                "日銀は発表した。",
+                "市場は反応！",
+                "Prices rose 1.5 percent.",
+                "Why?",
+                "次の行"
+            ]
+        );
+    }
+
+    #[test]
+    fn ascii_marks_inside_words_do_not_split() {
+        assert_eq!(
+            sentences("tokio::select!を使う。https://example.com/docs?lang=ja を参照"),
+            vec![
+                "tokio::select!を使う。",
+                "https://example.com/docs?lang=ja を参照"
+            ]
+        );
+    }
+
+    fn lexrank(text: &str, budget: usize, n: usize) -> String {
+        lexrank_summary(Analyzer::get(), text, &DocFreq::default(), budget, n)
+    }
+
+    #[test]
+    fn a_short_text_is_its_own_summary() {
+        assert_eq!(
+            lexrank("一文目です。二文目です。", 100, 3),
+            "一文目です。二文目です。"
+        );
+        assert_eq!(lexrank("", 100, 3), "");
+    }
+
+    #[test]
+    fn lexrank_picks_central_sentences_in_original_order_within_budget() {
+        let text = "日本銀行は金融政策決定会合で政策金利の据え置きを決めた。\
+            会場の周辺では朝から雨が降っていた。\
+            日本銀行の総裁は会見で、政策金利を当面据え置く考えを示した。\
+            市場では日本銀行が政策金利を年内に引き上げるとの見方も残る。\
+            昼食には近くの店でそばを食べた。";
+        let s = lexrank(text, 120, 3);
+        assert!(s.chars().count() <= 120, "{s}");
+        assert!(
+            !s.contains("雨") && !s.contains("そば"),
+            "off-topic sentences left out: {s}"
+        );
+        let sentences_kept = sentences(&s);
+        assert!(sentences_kept.len() >= 2, "{s}");
+        let positions: Vec<usize> = sentences_kept
+            .iter()
+            .map(|x| text.find(x).unwrap())
+            .collect();
+        assert!(
+            positions.windows(2).all(|w| w[0] < w[1]),
+            "original order: {s}"
+        );
+    }
+
+    #[test]
+    fn summaries_never_exceed_the_budget() {
+        let text = "Prices rose 1.5 percent. The central bank held rates. Analysts expect a hike in September. Markets were calm.";
+        for budget in 0..120 {
+            assert!(
+                lexrank(text, budget, 3).chars().count() <= budget,
+                "{budget}"
+            );
+        }
+        assert!(lexrank(&"長".repeat(500), 50, 3).chars().count() <= 50);
+    }
+}
