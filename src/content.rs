@@ -283,10 +283,38 @@ pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
 /// All snapshots of a site, parsed in parallel. Every broken file is reported (path and line),
 /// not just the first.
 pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
+    load_each(root, |p, s| (p, s))
+}
+
+/// What a fetch run needs to know of the archive: the key of every archived item.
+#[derive(Debug, Default)]
+pub struct ArchiveKeys {
+    pub keys: HashSet<ItemKey>,
+    /// Items in the archive (the same item may be in two feeds: counted twice).
+    pub items: u64,
+}
+
+/// The keys of every archived item, without keeping the items: each file is parsed (so a broken
+/// one is still reported) and reduced to its keys at once, so memory stays small however large
+/// the archive grows.
+pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
+    let per_file = load_each(root, |_, s| {
+        s.items.iter().map(Item::key).collect::<Vec<_>>()
+    })?;
+    let mut out = ArchiveKeys::default();
+    for keys in per_file {
+        out.items += keys.len() as u64;
+        out.keys.extend(keys);
+    }
+    Ok(out)
+}
+
+/// Parses every snapshot in parallel and maps each with `f`; all broken files are reported.
+fn load_each<T: Send>(root: &Path, f: impl Fn(PathBuf, Snapshot) -> T + Sync) -> Result<Vec<T>> {
     let paths = snapshot_paths(root)?;
-    let results: Vec<Result<(PathBuf, Snapshot)>> = paths
+    let results: Vec<Result<T>> = paths
         .into_par_iter()
-        .map(|p| Snapshot::load(&p).map(|s| (p, s)))
+        .map(|p| Snapshot::load(&p).map(|s| f(p, s)))
         .collect();
     let mut ok = Vec::with_capacity(results.len());
     let mut errors = Vec::new();
@@ -304,14 +332,6 @@ pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
         ));
     }
     Ok(ok)
-}
-
-/// The keys of every archived item: what "new" is measured against.
-pub fn archived_keys(snapshots: &[(PathBuf, Snapshot)]) -> HashSet<ItemKey> {
-    snapshots
-        .iter()
-        .flat_map(|(_, s)| s.items.iter().map(Item::key))
-        .collect()
 }
 
 #[cfg(test)]

@@ -57,14 +57,16 @@ impl DocFreq {
     }
 
     /// The cached frequencies if they are current for an archive of `archived` items, else
-    /// frequencies rebuilt from `items` (the whole archive).
-    pub fn load_or_rebuild(root: &Path, items: &[&Item]) -> DocFreq {
+    /// frequencies rebuilt from the whole archive under `root`.
+    pub fn load_or_rebuild(root: &Path, archived: u64) -> Result<DocFreq> {
         if let Some(df) = Self::load(root)
-            && df.docs == items.len() as u64
+            && df.docs == archived
         {
-            return df;
+            return Ok(df);
         }
-        Self::from_items(items)
+        let snapshots = crate::content::load_all(root)?;
+        let items: Vec<&Item> = snapshots.iter().flat_map(|(_, s)| s.items.iter()).collect();
+        Ok(Self::from_items(&items))
     }
 
     fn load(root: &Path) -> Option<DocFreq> {
@@ -133,10 +135,11 @@ mod tests {
         df.add_keys(["a".to_string(), "b c".to_string()].into());
         df.save(dir.path()).unwrap();
         assert_eq!(DocFreq::load(dir.path()), Some(df.clone()));
-        // The archive holds a different number of items: rebuilt (here from nothing).
+        // The archive holds a different number of items: rebuilt (here from an empty archive).
         assert_eq!(
-            DocFreq::load_or_rebuild(dir.path(), &[]),
+            DocFreq::load_or_rebuild(dir.path(), 0).unwrap(),
             DocFreq::default()
         );
+        assert_eq!(DocFreq::load_or_rebuild(dir.path(), 1).unwrap(), df);
     }
 }

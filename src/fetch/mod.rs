@@ -173,8 +173,9 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     };
     // Everything archived so far: what "new" is measured against. A broken file stops the run,
     // because its items could not be recognised and would be archived twice.
-    let snapshots = content::load_all(root)?;
-    let mut seen = content::archived_keys(&snapshots);
+    let archive = content::load_keys(root)?;
+    let archived_items = archive.items;
+    let mut seen = archive.keys;
     let mut state = FetchState::load(root)?;
 
     let mut report = RunReport {
@@ -267,9 +268,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     let mut df = if new_items.is_empty() {
         None
     } else {
-        let archived: Vec<&content::Item> =
-            snapshots.iter().flat_map(|(_, s)| s.items.iter()).collect();
-        let mut df = DocFreq::load_or_rebuild(root, &archived);
+        let mut df = DocFreq::load_or_rebuild(root, archived_items)?;
         df.add_items(&new_items);
         crate::analyze::annotate(&mut new_items, &df, &config.analyze);
         Some(df)
@@ -286,14 +285,15 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         let hour = content::digest_hour(now.to_utc(), config.timezone);
         let rel = content::snapshot_rel_path(&hour);
         let path = root.join(&rel);
-        let mut snapshot = match snapshots.into_iter().find(|(p, _)| *p == path) {
-            Some((_, s)) => s,
-            None => Snapshot {
+        let mut snapshot = if path.exists() {
+            Snapshot::load(&path)?
+        } else {
+            Snapshot {
                 hour,
                 updated: now,
                 items: Vec::new(),
                 body: String::new(),
-            },
+            }
         };
         snapshot.updated = now;
         snapshot.items.extend(new_items);
