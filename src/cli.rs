@@ -27,6 +27,16 @@ pub enum Command {
     /// Manage the feed list in matome.toml.
     #[command(subcommand)]
     Feeds(FeedsCommand),
+    /// Recompute 頻出ワード and summaries of archived items (after a stop-word or dictionary
+    /// change), rewriting only the snapshot files that change.
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Every item, not only those without keywords.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]
@@ -63,6 +73,14 @@ fn parse_rfc3339(s: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, Strin
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Fetch(args) => fetch(&cli.root, args),
+        Command::Analyze(args) => {
+            let r = crate::analyze::reanalyze(&cli.root, args.all)?;
+            println!(
+                "{} items in the archive: {} analysed, {} files rewritten",
+                r.items, r.analysed, r.files_rewritten
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Feeds(FeedsCommand::Import(args)) => {
             let report = crate::import::import(&cli.root, &args.file)
                 .with_context(|| format!("importing feeds from {}", args.file.display()))?;

@@ -207,3 +207,46 @@ fn a_broken_content_file_is_reported_with_path_and_line_and_nothing_is_written()
         "nothing fetched before the archive is readable"
     );
 }
+
+#[test]
+fn analyze_recomputes_keywords_and_leaves_the_rest_untouched() {
+    let server = TestServer::new();
+    server.route("/a", Response::fixture("rss2-shift_jis.xml"));
+    let site = Site::new();
+    site.write_config(&[FeedSpec::new(&server.url("/a"), "IT")]);
+    site.matome(&["fetch", "--now", "2021-07-20T08:10:00+09:00"])
+        .assert_success();
+    let rel = "content/2021/07/20/0800.md";
+    let fetched = Snapshot::parse(&site.read(rel), rel).unwrap();
+    assert!(
+        fetched.items.iter().all(|i| !i.keywords.is_empty()),
+        "{fetched:#?}"
+    );
+    // A curator's note and an item whose keywords were cleared by hand.
+    let mut edited = fetched.clone();
+    edited.items[0].keywords.clear();
+    edited.items[0].summary.clear();
+    edited.body = "メモ\n".into();
+    site.write(rel, edited.to_text());
+
+    let out = site.matome(&["analyze"]);
+    out.assert_success();
+    assert!(
+        out.stdout.contains("1 analysed, 1 files rewritten"),
+        "{out:?}"
+    );
+    let after = Snapshot::parse(&site.read(rel), rel).unwrap();
+    assert_eq!(
+        after.items, fetched.items,
+        "the cleared item is analysed again, the same way"
+    );
+    assert_eq!(after.body, "メモ\n");
+    assert_eq!(after.updated, fetched.updated);
+
+    // --all with nothing changed rewrites nothing.
+    let text = site.read(rel);
+    let out = site.matome(&["analyze", "--all"]);
+    out.assert_success();
+    assert!(out.stdout.contains("0 files rewritten"), "{out:?}");
+    assert_eq!(site.read(rel), text);
+}
