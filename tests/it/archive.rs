@@ -24,10 +24,12 @@ fn spawn_fetch(site: &Site, now: &str) -> std::process::Child {
         .expect("start matome")
 }
 
-/// Every file under the site (relative path, bytes), lock file aside.
+/// Every file of the site (relative path, bytes), aside from the lock file and the disposable
+/// caches under .matome/ (rebuilt from content/ whenever they disagree with it).
 fn tree(site: &Site) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(site.root())
         .into_iter()
+        .filter_entry(|e| e.file_name() != ".matome")
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().is_file() && e.file_name() != ".matome.lock")
         .map(|e| {

@@ -5,7 +5,6 @@
 //! parsing it with errors that name the path and line, writing it atomically, and loading the
 //! whole archive. It does not fetch or analyse anything.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +14,9 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use crate::fsutil;
+
+pub mod keys;
+pub use keys::{ArchiveKeys, load_keys};
 
 /// The content folder's name at the site root.
 pub const CONTENT_DIR: &str = "content";
@@ -286,32 +288,17 @@ pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
     load_each(root, |p, s| (p, s))
 }
 
-/// What a fetch run needs to know of the archive: the key of every archived item.
-#[derive(Debug, Default)]
-pub struct ArchiveKeys {
-    pub keys: HashSet<ItemKey>,
-    /// Items in the archive (the same item may be in two feeds: counted twice).
-    pub items: u64,
-}
-
-/// The keys of every archived item, without keeping the items: each file is parsed (so a broken
-/// one is still reported) and reduced to its keys at once, so memory stays small however large
-/// the archive grows.
-pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
-    let per_file = load_each(root, |_, s| {
-        s.items.iter().map(Item::key).collect::<Vec<_>>()
-    })?;
-    let mut out = ArchiveKeys::default();
-    for keys in per_file {
-        out.items += keys.len() as u64;
-        out.keys.extend(keys);
-    }
-    Ok(out)
-}
-
 /// Parses every snapshot in parallel and maps each with `f`; all broken files are reported.
 fn load_each<T: Send>(root: &Path, f: impl Fn(PathBuf, Snapshot) -> T + Sync) -> Result<Vec<T>> {
-    let paths = snapshot_paths(root)?;
+    load_paths(snapshot_paths(root)?, f)
+}
+
+/// Parses the given snapshot files in parallel and maps each with `f`; all broken files are
+/// reported, each with its path and line.
+pub(crate) fn load_paths<T: Send>(
+    paths: Vec<PathBuf>,
+    f: impl Fn(PathBuf, Snapshot) -> T + Sync,
+) -> Result<Vec<T>> {
     let results: Vec<Result<T>> = paths
         .into_par_iter()
         .map(|p| Snapshot::load(&p).map(|s| f(p, s)))

@@ -1,0 +1,209 @@
+//! The archive's item keys, for deciding what is new, without parsing the whole archive each run.
+//!
+//! A cache (`.matome/keys.json`, not committed) remembers each snapshot file's keys together with
+//! its size and modification time. A run parses only the files that are new or changed since —
+//! normally none, or the current hour's — so an hourly fetch costs the same after a year as after
+//! a day. content/ stays the source of truth: a missing, unreadable or foreign cache is rebuilt
+//! from it, and any file whose size or time differs is parsed again.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use super::{ItemKey, load_paths, snapshot_paths};
+use crate::fsutil;
+
+const VERSION: u32 = 1;
+
+/// What a fetch run needs to know of the archive: the key of every archived item.
+#[derive(Debug, Default)]
+pub struct ArchiveKeys {
+    pub keys: HashSet<ItemKey>,
+    /// Items in the archive (the same item in two feeds counts twice).
+    pub items: u64,
+    /// Snapshot files parsed this time (the rest came from the cache).
+    pub parsed_files: usize,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Cache {
+    version: u32,
+    /// Keyed by the path relative to the site root.
+    files: BTreeMap<String, FileKeys>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct FileKeys {
+    size: u64,
+    mtime_ns: u128,
+    items: u64,
+    /// Item ids by feed URL.
+    feeds: BTreeMap<String, Vec<String>>,
+}
+
+fn cache_path(root: &Path) -> PathBuf {
+    root.join(".matome").join("keys.json")
+}
+
+fn stamp(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((meta.len(), mtime))
+}
+
+fn load_cache(root: &Path) -> Cache {
+    std::fs::read(cache_path(root))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Cache>(&b).ok())
+        .filter(|c| c.version == VERSION)
+        .unwrap_or_default()
+}
+
+/// The keys of every archived item. Files unchanged since the cache was written are not read;
+/// the others are parsed (so a broken one is reported with its path and line) and reduced to
+/// their keys at once, so memory stays small however large the archive grows.
+pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
+    let paths = snapshot_paths(root)?;
+    let mut cache = load_cache(root);
+    let rel = |p: &Path| {
+        p.strip_prefix(root)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let mut fresh: BTreeMap<String, FileKeys> = BTreeMap::new();
+    let mut stale: Vec<PathBuf> = Vec::new();
+    for p in paths {
+        let name = rel(&p);
+        match (cache.files.remove(&name), stamp(&p)) {
+            (Some(entry), Some((size, mtime_ns)))
+                if entry.size == size && entry.mtime_ns == mtime_ns =>
+            {
+                fresh.insert(name, entry);
+            }
+            _ => stale.push(p),
+        }
+    }
+    let dropped = !cache.files.is_empty();
+    let parsed_files = stale.len();
+    let parsed = load_paths(stale, |p, s| {
+        let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
+        let mut feeds: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for item in &s.items {
+            feeds
+                .entry(item.feed.clone())
+                .or_default()
+                .push(item.id.clone());
+        }
+        let entry = FileKeys {
+            size,
+            mtime_ns,
+            items: s.items.len() as u64,
+            feeds,
+        };
+        (p, entry)
+    })?;
+    for (p, entry) in parsed {
+        fresh.insert(rel(&p), entry);
+    }
+
+    let mut out = ArchiveKeys {
+        parsed_files,
+        ..Default::default()
+    };
+    for entry in fresh.values() {
+        out.items += entry.items;
+        for (feed, ids) in &entry.feeds {
+            out.keys.extend(ids.iter().map(|id| ItemKey::new(feed, id)));
+        }
+    }
+    if parsed_files > 0 || dropped {
+        let cache = Cache {
+            version: VERSION,
+            files: fresh,
+        };
+        // The cache only saves time: failing to write it is not worth failing the run.
+        if let Ok(bytes) = serde_json::to_vec(&cache) {
+            let _ = fsutil::write_atomic(&cache_path(root), &bytes);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::Snapshot;
+
+    fn snap(hour: &str, ids: &[&str]) -> Snapshot {
+        let mut text = format!("+++\nhour = {hour}\nupdated = {hour}\n");
+        for id in ids {
+            text.push_str(&format!(
+                "\n[[items]]\nid = \"{id}\"\nfeed = \"http://f/\"\ncategory = \"IT\"\nsite = \"s\"\ntitle = \"t\"\npublished = {hour}\n"
+            ));
+        }
+        text.push_str("+++\n");
+        Snapshot::parse(&text, "x").unwrap()
+    }
+
+    #[test]
+    fn unchanged_files_come_from_the_cache_changed_ones_are_parsed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let a = root.join("content/2021/07/20/0800.md");
+        let b = root.join("content/2021/07/20/0900.md");
+        snap("2021-07-20T08:00:00+09:00", &["a1", "a2"])
+            .write(&a)
+            .unwrap();
+        snap("2021-07-20T09:00:00+09:00", &["b1"])
+            .write(&b)
+            .unwrap();
+
+        let first = load_keys(root).unwrap();
+        assert_eq!((first.items, first.parsed_files), (3, 2));
+        let again = load_keys(root).unwrap();
+        assert_eq!(
+            (again.items, again.parsed_files),
+            (3, 0),
+            "all from the cache"
+        );
+        assert_eq!(again.keys, first.keys);
+
+        // The current hour's file grows: only it is parsed.
+        snap("2021-07-20T09:00:00+09:00", &["b1", "b2"])
+            .write(&b)
+            .unwrap();
+        let grown = load_keys(root).unwrap();
+        assert_eq!((grown.items, grown.parsed_files), (4, 1));
+        assert!(grown.keys.contains(&ItemKey::new("http://f/", "b2")));
+
+        // A deleted file's keys go; a broken cache is rebuilt.
+        std::fs::remove_file(&a).unwrap();
+        assert_eq!(load_keys(root).unwrap().items, 2);
+        std::fs::write(cache_path(root), "{not json").unwrap();
+        let rebuilt = load_keys(root).unwrap();
+        assert_eq!((rebuilt.items, rebuilt.parsed_files), (2, 1));
+    }
+
+    #[test]
+    fn a_hand_edit_that_breaks_a_cached_file_is_still_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let a = root.join("content/2021/07/20/0800.md");
+        snap("2021-07-20T08:00:00+09:00", &["a1"])
+            .write(&a)
+            .unwrap();
+        load_keys(root).unwrap();
+        std::fs::write(&a, "+++\nhour = oops\n+++\n").unwrap();
+        let e = load_keys(root).unwrap_err().to_string();
+        assert!(e.contains("0800.md:2:"), "{e}");
+    }
+}
