@@ -69,8 +69,11 @@ pub struct Term {
     pub display: String,
     /// An English phrase of two words (counts only when it recurs).
     pub phrase: bool,
-    /// A lone サ変接続 noun (停止, 改正, 上昇 …): an action more than a topic, so it ranks lower.
+    /// A lone サ変接続 noun (停止, 改正, 上昇 …) or an English -ed/-ing word: an action more
+    /// than a topic, so it ranks lower.
     pub weak: bool,
+    /// An English name (capitalised mid-sentence, or an acronym): ranks higher.
+    pub proper: bool,
 }
 
 /// The shared analyser. Create it once with [`Analyzer::get`]; it is cheap to share across
@@ -228,7 +231,13 @@ impl Analyzer {
             {
                 // Latin words (possibly with digits: "Windows 10" is two runs, "5G" one).
                 let word: String = run.iter().map(|t| t.surface.as_str()).collect();
-                self.english_word(&word, out);
+                // A capital inside an English sentence marks a name (Rust, Chrome, India);
+                // in Japanese text every Latin word is capitalised, so it tells nothing there.
+                let prev = toks[..start].iter().rev().find(|t| t.kind != Kind::Space);
+                let mid_english_sentence = prev.is_some_and(|t| {
+                    t.surface.is_ascii() && !matches!(t.surface.as_str(), "." | "!" | "?" | ":")
+                });
+                self.english_word(&word, mid_english_sentence, out);
                 // Phrases: Latin words separated by single spaces.
                 if i + 1 < toks.len()
                     && toks[i].kind == Kind::Space
@@ -247,7 +256,7 @@ impl Analyzer {
         }
     }
 
-    fn english_word(&self, word: &str, out: &mut Vec<Term>) {
+    fn english_word(&self, word: &str, mid_sentence: bool, out: &mut Vec<Term>) {
         let lower = word.to_lowercase();
         if lower.chars().count() < 2
             || self.is_stop_en(&lower)
@@ -255,11 +264,19 @@ impl Analyzer {
         {
             return;
         }
+        let mut chars = word.chars();
+        let first_upper = chars.next().is_some_and(char::is_uppercase);
+        // Acronyms and brands (AWS, PyPI) are names anywhere; Capitalised words mid-sentence.
+        let inner_upper = chars.any(char::is_uppercase);
+        let proper = (inner_upper && lower.len() >= 3) || (first_upper && mid_sentence);
+        // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
+        let weak = !first_upper && (lower.ends_with("ed") || lower.ends_with("ing"));
         out.push(Term {
             key: self.stem(&lower),
             display: english_display(word),
             phrase: false,
-            weak: false,
+            weak,
+            proper,
         });
     }
 
@@ -271,11 +288,14 @@ impl Analyzer {
         if !content(&la) || !content(&lb) {
             return;
         }
+        // Two capitalised words make a name (GitHub Copilot, Veridian Semiconductor).
+        let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
         out.push(Term {
             key: format!("{} {}", self.stem(&la), self.stem(&lb)),
             display: format!("{} {}", english_display(a), english_display(b)),
             phrase: true,
             weak: false,
+            proper: capital(a) && capital(b),
         });
     }
 
@@ -322,6 +342,7 @@ impl Analyzer {
             display: surface.to_string(),
             phrase: false,
             weak,
+            proper: false,
         });
     }
 
@@ -376,6 +397,7 @@ impl Analyzer {
             first: usize,
             phrase: bool,
             weak: bool,
+            proper: bool,
             displays: HashMap<String, usize>,
         }
         let mut cands: HashMap<String, Cand> = HashMap::new();
@@ -394,8 +416,10 @@ impl Analyzer {
                 first: pos,
                 phrase: t.phrase,
                 weak: t.weak,
+                proper: false,
                 displays: HashMap::new(),
             });
+            c.proper |= t.proper;
             c.tf += if in_title { 2.0 } else { 1.0 };
             c.count += 1;
             *c.displays.entry(t.display.clone()).or_default() += 1;
@@ -403,7 +427,7 @@ impl Analyzer {
         let mut scored: Vec<(f64, usize, String, String)> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours.
-            .filter(|(_, c)| !c.phrase || c.count >= 2)
+            .filter(|(_, c)| !c.phrase || c.proper || c.count >= 2)
             .map(|(key, c)| {
                 let display = c
                     .displays
@@ -411,8 +435,16 @@ impl Analyzer {
                     .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
                     .map(|(d, _)| d.clone())
                     .unwrap_or_default();
-                let weight = if c.weak { 0.5 } else { 1.0 };
-                let score = c.tf * df.idf(&key) * weight;
+                let weight = if c.proper {
+                    1.5
+                } else if c.weak {
+                    0.5
+                } else {
+                    1.0
+                };
+                // A phrase says more than either of its words.
+                let phrase = if c.phrase { 1.2 } else { 1.0 };
+                let score = c.tf * df.idf(&key) * weight * phrase;
                 (score, c.first, key, display)
             })
             .collect();
@@ -613,6 +645,24 @@ mod tests {
         assert_eq!(ransom[0].display, "Ransomware");
         assert_eq!(ransom[1].display, "ransomware");
         assert!(keys.contains(&"hospit"), "{keys:?}");
+    }
+
+    #[test]
+    fn english_names_outrank_verbs() {
+        let a = Analyzer::get();
+        let it = item(
+            "海外TECH",
+            "Byteline",
+            "Browser maker rewrites its font parser in Rust",
+            "The browser maker rewrote the parser in Rust after memory bugs were reported. \
+             Engineers said GitHub Copilot helped, and GitHub Copilot wrote the tests.",
+        );
+        let kw = a.keywords(&it, &DocFreq::default(), 5);
+        assert_eq!(kw[0], "Rust", "{kw:?}");
+        assert!(kw.contains(&"Browser maker".to_string()), "a recurring phrase: {kw:?}");
+        assert!(kw.contains(&"GitHub Copilot".to_string()), "a name: {kw:?}");
+        assert!(!kw.contains(&"GitHub".to_string()), "inside the name: {kw:?}");
+        assert!(!kw.iter().any(|k| k == "reported"), "-ed verbs rank low: {kw:?}");
     }
 
     #[test]
