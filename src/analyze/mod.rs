@@ -380,6 +380,21 @@ impl Analyzer {
         out
     }
 
+    /// Index terms of prepared text, for search: every content word (nouns, stemmed Latin
+    /// words) and every compound they form, so both 日本銀行 and its parts are found. The same
+    /// function analyses documents and queries, which is what makes a keyword shown on a page
+    /// findable by search.
+    pub fn index_terms(&self, prepared: &str) -> Vec<String> {
+        let mut out = self.content_keys(prepared);
+        out.extend(
+            self.terms(prepared)
+                .into_iter()
+                .filter(|t| !t.phrase)
+                .map(|t| t.key),
+        );
+        out
+    }
+
     /// The item's 頻出ワード: up to `n` terms from title and text ranked by TF-IDF against
     /// `df`, never the item's category or site name.
     pub fn keywords(&self, item: &Item, df: &DocFreq, n: usize) -> Vec<String> {
@@ -659,10 +674,19 @@ mod tests {
         );
         let kw = a.keywords(&it, &DocFreq::default(), 5);
         assert_eq!(kw[0], "Rust", "{kw:?}");
-        assert!(kw.contains(&"Browser maker".to_string()), "a recurring phrase: {kw:?}");
+        assert!(
+            kw.contains(&"Browser maker".to_string()),
+            "a recurring phrase: {kw:?}"
+        );
         assert!(kw.contains(&"GitHub Copilot".to_string()), "a name: {kw:?}");
-        assert!(!kw.contains(&"GitHub".to_string()), "inside the name: {kw:?}");
-        assert!(!kw.iter().any(|k| k == "reported"), "-ed verbs rank low: {kw:?}");
+        assert!(
+            !kw.contains(&"GitHub".to_string()),
+            "inside the name: {kw:?}"
+        );
+        assert!(
+            !kw.iter().any(|k| k == "reported"),
+            "-ed verbs rank low: {kw:?}"
+        );
     }
 
     #[test]

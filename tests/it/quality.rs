@@ -18,6 +18,22 @@ struct Gold {
     keywords: Vec<String>,
 }
 
+/// An archived item as fetch would make it from a quality-set entry.
+fn to_item(g: Gold) -> Item {
+    Item {
+        id: g.title.clone(),
+        feed: "http://127.0.0.1/feed".into(),
+        category: g.category,
+        site: g.site,
+        title: matome::text::one_line(&g.title),
+        link: String::new(),
+        published: chrono::DateTime::parse_from_rfc3339("2021-07-20T08:00:00+09:00").unwrap(),
+        keywords: vec![],
+        summary: String::new(),
+        text: matome::text::html_to_text(&g.description),
+    }
+}
+
 struct Score {
     hits: usize,
     predicted: usize,
@@ -31,20 +47,8 @@ fn evaluate() -> Vec<(String, Score)> {
         .items
         .into_iter()
         .map(|g| {
-            let item = Item {
-                id: g.title.clone(),
-                feed: "http://127.0.0.1/feed".into(),
-                category: g.category,
-                site: g.site,
-                title: matome::text::one_line(&g.title),
-                link: String::new(),
-                published: chrono::DateTime::parse_from_rfc3339("2021-07-20T08:00:00+09:00")
-                    .unwrap(),
-                keywords: vec![],
-                summary: String::new(),
-                text: matome::text::html_to_text(&g.description),
-            };
-            (item, g.keywords)
+            let keywords = g.keywords.clone();
+            (to_item(g), keywords)
         })
         .collect();
     let refs: Vec<&Item> = items.iter().map(|(i, _)| i).collect();
@@ -122,3 +126,36 @@ fn keyword_precision_and_recall_at_3_do_not_regress() {
 
 const PRECISION_FLOOR: f64 = 0.53;
 const RECALL_FLOOR: f64 = 0.44;
+
+/// One analyser, three users: every keyword shown for an item, analysed as a search query,
+/// gives index terms that the item's own text has — so clicking a 頻出ワード finds its item.
+#[test]
+fn every_keyword_is_found_by_the_search_analyser() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
+    let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let a = Analyzer::get();
+    let items: Vec<Item> = set.items.into_iter().map(to_item).collect();
+    let refs: Vec<&Item> = items.iter().collect();
+    let df = DocFreq::from_items(&refs);
+    let mut checked = 0;
+    for item in &items {
+        let doc: std::collections::HashSet<String> = a
+            .index_terms(&matome::analyze::prepare(&item.title))
+            .into_iter()
+            .chain(a.index_terms(&matome::analyze::prepare(&item.text)))
+            .collect();
+        for k in a.keywords(item, &df, 3) {
+            let query = a.index_terms(&matome::analyze::prepare(&k));
+            assert!(!query.is_empty(), "{k:?} analyses to nothing");
+            for q in &query {
+                assert!(
+                    doc.contains(q),
+                    "keyword {k:?} → {q:?} not in the index terms of {:?}",
+                    item.title
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 150, "{checked}");
+}
