@@ -199,11 +199,39 @@ impl Analyzer {
 
     /// Keyword candidates of prepared text, in order, repeats included.
     pub fn terms(&self, prepared: &str) -> Vec<Term> {
-        let mut out = Vec::new();
+        self.analyse_prepared(prepared).0
+    }
+
+    /// One tokenisation of prepared text giving both its keyword candidates and its
+    /// content-word keys (see [`Analyzer::content_keys`]).
+    fn analyse_prepared(&self, prepared: &str) -> (Vec<Term>, Vec<String>) {
+        let mut terms = Vec::new();
+        let mut content = Vec::new();
         for line in prepared.lines() {
-            self.line_terms(&self.tokens(line), &mut out);
+            let toks = self.tokens(line);
+            self.line_terms(&toks, &mut terms);
+            self.content_of(&toks, &mut content);
         }
-        out
+        (terms, content)
+    }
+
+    /// Analyses an item once: the title's candidates and, per sentence of the text, its
+    /// candidates and content words. Keywords, the summary and document frequencies all read it.
+    pub fn item_terms<'a>(&self, item: &'a Item) -> ItemTerms<'a> {
+        ItemTerms {
+            title: self.terms(&prepare(&item.title)),
+            sentences: sentences(&item.text)
+                .into_iter()
+                .map(|s| {
+                    let (terms, content) = self.analyse_prepared(&prepare(s));
+                    Sentence {
+                        text: s,
+                        terms,
+                        content,
+                    }
+                })
+                .collect(),
+        }
     }
 
     fn line_terms(&self, toks: &[Tok], out: &mut Vec<Term>) {
@@ -348,36 +376,30 @@ impl Analyzer {
 
     /// The distinct term keys of an item (title and text): what document frequencies count.
     pub fn doc_keys(&self, item: &Item) -> HashSet<String> {
-        let mut keys: HashSet<String> = self
-            .terms(&prepare(&item.title))
-            .into_iter()
-            .map(|t| t.key)
-            .collect();
-        keys.extend(self.terms(&prepare(&item.text)).into_iter().map(|t| t.key));
-        keys
+        self.item_terms(item).keys()
     }
 
     /// Content-word keys of prepared text, one per token (nouns and Latin words, stemmed):
     /// what sentence similarity (and search) compare.
     pub fn content_keys(&self, prepared: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        for line in prepared.lines() {
-            for t in self.tokens(line) {
-                match t.kind {
-                    Kind::Noun if !self.stop_ja.contains(t.surface.as_str()) => {
-                        out.push(t.surface.to_lowercase());
-                    }
-                    Kind::Latin => {
-                        let lower = t.surface.to_lowercase();
-                        if lower.len() >= 2 && !self.is_stop_en(&lower) {
-                            out.push(self.stem(&lower));
-                        }
-                    }
-                    _ => {}
+        self.analyse_prepared(prepared).1
+    }
+
+    fn content_of(&self, toks: &[Tok], out: &mut Vec<String>) {
+        for t in toks {
+            match t.kind {
+                Kind::Noun if !self.stop_ja.contains(t.surface.as_str()) => {
+                    out.push(t.surface.to_lowercase());
                 }
+                Kind::Latin => {
+                    let lower = t.surface.to_lowercase();
+                    if lower.len() >= 2 && !self.is_stop_en(&lower) {
+                        out.push(self.stem(&lower));
+                    }
+                }
+                _ => {}
             }
         }
-        out
     }
 
     /// Index terms of prepared text, for search: every content word (nouns, stemmed Latin
@@ -385,21 +407,27 @@ impl Analyzer {
     /// function analyses documents and queries, which is what makes a keyword shown on a page
     /// findable by search.
     pub fn index_terms(&self, prepared: &str) -> Vec<String> {
-        let mut out = self.content_keys(prepared);
-        out.extend(
-            self.terms(prepared)
-                .into_iter()
-                .filter(|t| !t.phrase)
-                .map(|t| t.key),
-        );
+        let (terms, mut out) = self.analyse_prepared(prepared);
+        out.extend(terms.into_iter().filter(|t| !t.phrase).map(|t| t.key));
         out
     }
 
     /// The item's 頻出ワード: up to `n` terms from title and text ranked by TF-IDF against
     /// `df`, never the item's category or site name.
     pub fn keywords(&self, item: &Item, df: &DocFreq, n: usize) -> Vec<String> {
-        let title = self.terms(&prepare(&item.title));
-        let text = self.terms(&prepare(&item.text));
+        self.keywords_of(&self.item_terms(item), item, df, n)
+    }
+
+    /// [`Analyzer::keywords`] from an item already analysed.
+    pub fn keywords_of(
+        &self,
+        analysed: &ItemTerms,
+        item: &Item,
+        df: &DocFreq,
+        n: usize,
+    ) -> Vec<String> {
+        let title = &analysed.title;
+        let text = analysed.sentences.iter().flat_map(|s| s.terms.iter());
         let mut excluded: HashSet<String> = HashSet::new();
         for name in [&item.category, &item.site] {
             let p = prepare(name);
@@ -419,7 +447,7 @@ impl Analyzer {
         for (pos, (t, in_title)) in title
             .iter()
             .map(|t| (t, true))
-            .chain(text.iter().map(|t| (t, false)))
+            .chain(text.map(|t| (t, false)))
             .enumerate()
         {
             if excluded.contains(&t.key) {
@@ -492,7 +520,27 @@ impl Analyzer {
         budget: usize,
         max_sentences: usize,
     ) -> String {
-        let s = summary::lexrank_summary(self, &item.text, df, budget, max_sentences);
+        self.summary_of(
+            &self.item_terms(item),
+            item,
+            keywords,
+            df,
+            budget,
+            max_sentences,
+        )
+    }
+
+    /// [`Analyzer::summary`] from an item already analysed.
+    pub fn summary_of(
+        &self,
+        analysed: &ItemTerms,
+        item: &Item,
+        keywords: &[String],
+        df: &DocFreq,
+        budget: usize,
+        max_sentences: usize,
+    ) -> String {
+        let s = summary::lexrank(&analysed.sentences, df, budget, max_sentences);
         if !s.is_empty() {
             return s;
         }
@@ -500,6 +548,32 @@ impl Analyzer {
             return crate::text::truncate_chars(&keywords.join("、"), budget);
         }
         crate::text::truncate_chars(&item.title, budget)
+    }
+}
+
+/// An item analysed once (see [`Analyzer::item_terms`]).
+#[derive(Debug, Clone)]
+pub struct ItemTerms<'a> {
+    title: Vec<Term>,
+    sentences: Vec<Sentence<'a>>,
+}
+
+/// One sentence of an item's text with its candidates and content words.
+#[derive(Debug, Clone)]
+pub struct Sentence<'a> {
+    pub text: &'a str,
+    pub terms: Vec<Term>,
+    pub content: Vec<String>,
+}
+
+impl ItemTerms<'_> {
+    /// The distinct candidate keys of title and text: what document frequencies count.
+    pub fn keys(&self) -> HashSet<String> {
+        self.title
+            .iter()
+            .chain(self.sentences.iter().flat_map(|s| s.terms.iter()))
+            .map(|t| t.key.clone())
+            .collect()
     }
 }
 
@@ -562,17 +636,55 @@ impl Default for AnalyzeSettings {
 /// Fills in the keywords and summary of `items` against `df` (which must already count them).
 pub fn annotate(items: &mut [Item], df: &DocFreq, settings: &AnalyzeSettings) {
     use rayon::prelude::*;
+    let results: Vec<(Vec<String>, String)> = items
+        .par_iter()
+        .map(|item| annotation(&Analyzer::get().item_terms(item), item, df, settings))
+        .collect();
+    for (item, (keywords, summary)) in items.iter_mut().zip(results) {
+        item.keywords = keywords;
+        item.summary = summary;
+    }
+}
+
+/// Counts new `items` into `df`, then fills in their keywords and summaries: each item is
+/// analysed once for both.
+pub fn annotate_new(items: &mut [Item], df: &mut DocFreq, settings: &AnalyzeSettings) {
+    use rayon::prelude::*;
     let a = Analyzer::get();
-    items.par_iter_mut().for_each(|item| {
-        item.keywords = a.keywords(item, df, settings.keywords);
-        item.summary = a.summary(
-            item,
-            &item.keywords,
-            df,
-            settings.summary_chars,
-            settings.summary_sentences,
-        );
-    });
+    let analysed: Vec<ItemTerms> = items.par_iter().map(|i| a.item_terms(i)).collect();
+    for t in &analysed {
+        df.add_keys(t.keys());
+    }
+    let df = &*df;
+    let results: Vec<(Vec<String>, String)> = analysed
+        .par_iter()
+        .zip(items.par_iter())
+        .map(|(t, item)| annotation(t, item, df, settings))
+        .collect();
+    drop(analysed);
+    for (item, (keywords, summary)) in items.iter_mut().zip(results) {
+        item.keywords = keywords;
+        item.summary = summary;
+    }
+}
+
+fn annotation(
+    t: &ItemTerms,
+    item: &Item,
+    df: &DocFreq,
+    settings: &AnalyzeSettings,
+) -> (Vec<String>, String) {
+    let a = Analyzer::get();
+    let keywords = a.keywords_of(t, item, df, settings.keywords);
+    let summary = a.summary_of(
+        t,
+        item,
+        &keywords,
+        df,
+        settings.summary_chars,
+        settings.summary_sentences,
+    );
+    (keywords, summary)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::{Analyzer, DocFreq, prepare};
+use super::{Analyzer, DocFreq, Sentence, prepare};
 use crate::text;
 
 /// LexRank: sentences are nodes, edges are the IDF-weighted cosine similarity of their content
@@ -16,7 +16,20 @@ pub fn lexrank_summary(
     budget: usize,
     max_sentences: usize,
 ) -> String {
-    let sents = sentences(text_);
+    let analysed: Vec<Sentence> = sentences(text_)
+        .into_iter()
+        .map(|s| Sentence {
+            text: s,
+            terms: Vec::new(),
+            content: a.content_keys(&prepare(s)),
+        })
+        .collect();
+    lexrank(&analysed, df, budget, max_sentences)
+}
+
+/// [`lexrank_summary`] over sentences already analysed.
+pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences: usize) -> String {
+    let sents: Vec<&str> = analysed.iter().map(|s| s.text).collect();
     if sents.is_empty() || budget == 0 || max_sentences == 0 {
         return String::new();
     }
@@ -24,13 +37,12 @@ pub fn lexrank_summary(
     if sents.len() <= max_sentences && whole.chars().count() <= budget {
         return whole;
     }
-    let vectors: Vec<HashMap<String, f64>> = sents
+    let vectors: Vec<HashMap<&str, f64>> = analysed
         .iter()
         .map(|s| {
-            let mut v: HashMap<String, f64> = HashMap::new();
-            for k in a.content_keys(&prepare(s)) {
-                let idf = df.idf(&k);
-                *v.entry(k).or_default() += idf;
+            let mut v: HashMap<&str, f64> = HashMap::new();
+            for k in &s.content {
+                *v.entry(k.as_str()).or_default() += df.idf(k);
             }
             v
         })

@@ -269,8 +269,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         None
     } else {
         let mut df = DocFreq::load_or_rebuild(root, archived_items)?;
-        df.add_items(&new_items);
-        crate::analyze::annotate(&mut new_items, &df, &config.analyze);
+        crate::analyze::annotate_new(&mut new_items, &mut df, &config.analyze);
         Some(df)
     };
 

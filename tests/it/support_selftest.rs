@@ -368,7 +368,7 @@ fn site_renders_valid_config_and_lists_files() {
     assert_eq!(parsed["timezone"].as_str(), Some("Asia/Tokyo"));
     let fetch = parsed["fetch"].as_table().unwrap();
     assert_eq!(fetch["timeout"].as_integer(), Some(1));
-    assert_eq!(fetch["connect_timeout"].as_integer(), Some(2));
+    assert_eq!(fetch["connect_timeout"].as_integer(), Some(5));
     assert_eq!(fetch["max_body_bytes"].as_integer(), Some(1_048_576));
     assert_eq!(fetch["retry_after_max_wait"].as_integer(), Some(3));
     assert_eq!(fetch["user_agent"].as_str(), Some("x"));

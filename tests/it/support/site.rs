@@ -72,8 +72,8 @@ pub struct FetchConfig {
 impl Default for FetchConfig {
     fn default() -> Self {
         FetchConfig {
-            timeout: 5,
-            connect_timeout: 2,
+            timeout: 15,
+            connect_timeout: 5,
             max_body_bytes: 1_048_576,
             retry_after_max_wait: 3,
         }
