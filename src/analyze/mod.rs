@@ -147,45 +147,90 @@ impl Analyzer {
     }
 
     fn tokens(&self, text: &str) -> Vec<Tok> {
-        let Ok(tokens) = self.segmenter.segment(Cow::Borrowed(text)) else {
-            return Vec::new();
-        };
-        let mut out = Vec::with_capacity(tokens.len() * 2);
-        let mut end = 0;
-        for mut t in tokens {
-            // lindera drops white space: a gap between tokens is a word boundary.
-            if t.byte_start > end {
+        thread_local! {
+            static WORKER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        WORKER.with(|w| {
+            let mut w = w.borrow_mut();
+            let worker = w.get_or_insert_with(|| self.segmenter.new_worker());
+            let Ok(tokens) = worker.segment(text) else {
+                return Vec::new();
+            };
+            let mut out = Vec::with_capacity(tokens.len() * 2);
+            let mut end = 0;
+            for mut t in tokens {
+                if t.byte_start > end {
+                    out.push(Tok {
+                        surface: " ".into(),
+                        kind: Kind::Space,
+                        sahen: false,
+                    });
+                }
+                end = t.byte_end;
+                let surface = t.surface.to_string();
+                let (pos_kind, sahen) = self.pos_kind(&mut t);
+                let kind = classify_with(&surface, pos_kind);
+                let n = out.len();
+                if kind == Kind::Latin
+                    && n >= 2
+                    && out[n - 1].surface == "-"
+                    && out[n - 2].kind == Kind::Latin
+                {
+                    out.pop();
+                    let prev = out.last_mut().expect("checked");
+                    prev.surface.push('-');
+                    prev.surface.push_str(&surface);
+                    continue;
+                }
                 out.push(Tok {
-                    surface: " ".into(),
-                    kind: Kind::Space,
-                    sahen: false,
+                    surface,
+                    kind,
+                    sahen,
                 });
             }
-            end = t.byte_end;
-            let surface = t.surface.to_string();
+            out
+        })
+    }
+
+    /// The part-of-speech kind of a token and whether it is サ変接続, cached per word id.
+    fn pos_kind(&self, t: &mut lindera::token::Token) -> (Kind, bool) {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+        let compute = |t: &mut lindera::token::Token| {
             let details = t.details();
-            let kind = classify(&surface, &details);
-            let sahen = details.get(1) == Some(&"サ変接続");
-            // Hyphenated Latin words stay one word: zero-day, right-to-repair.
-            let n = out.len();
-            if kind == Kind::Latin
-                && n >= 2
-                && out[n - 1].surface == "-"
-                && out[n - 2].kind == Kind::Latin
-            {
-                out.pop();
-                let prev = out.last_mut().expect("checked");
-                prev.surface.push('-');
-                prev.surface.push_str(&surface);
-                continue;
-            }
-            out.push(Tok {
-                surface,
-                kind,
-                sahen,
-            });
+            let pos = details.first().copied().unwrap_or("");
+            let sub1 = details.get(1).copied().unwrap_or("");
+            let kind = match (pos, sub1) {
+                ("名詞", "一般" | "固有名詞" | "サ変接続" | "形容動詞語幹") => {
+                    Kind::Noun
+                }
+                ("名詞", "接尾") => Kind::Suffix,
+                ("名詞", "数") => Kind::Number,
+                ("接頭詞", "名詞接続") => Kind::Prefix,
+                _ => Kind::Break,
+            };
+            (kind, sub1 == "サ変接続")
+        };
+        if !t.word_id.is_system() || t.word_id.is_unknown() {
+            return compute(t);
         }
-        out
+        let cache = CACHE.get_or_init(|| {
+            (0..self.segmenter.dictionary.prefix_dictionary.word_count())
+                .map(|_| AtomicU8::new(0))
+                .collect()
+        });
+        let Some(slot) = cache.get(t.word_id.id() as usize) else {
+            return compute(t);
+        };
+        let v = slot.load(Ordering::Relaxed);
+        if v != 0 {
+            return (KINDS[(v & 0x7f) as usize - 1], v & 0x80 != 0);
+        }
+        let (kind, sahen) = compute(t);
+        let idx = KINDS.iter().position(|k| *k == kind).expect("listed") as u8 + 1;
+        slot.store(idx | if sahen { 0x80 } else { 0 }, Ordering::Relaxed);
+        (kind, sahen)
     }
 
     /// Stems a lower-case English word for matching.
@@ -583,7 +628,17 @@ fn english_display(word: &str) -> String {
     word.to_string()
 }
 
-fn classify(surface: &str, details: &[&str]) -> Kind {
+const KINDS: [Kind; 5] = [
+    Kind::Noun,
+    Kind::Suffix,
+    Kind::Number,
+    Kind::Prefix,
+    Kind::Break,
+];
+
+/// A token's kind: its shape first (space, Latin word, number, punctuation), else the kind its
+/// part of speech gives.
+fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
     if surface.chars().all(char::is_whitespace) {
         return Kind::Space;
     }
@@ -598,18 +653,9 @@ fn classify(surface: &str, details: &[&str]) -> Kind {
         return Kind::Number;
     }
     if !surface.chars().any(char::is_alphanumeric) {
-        // Punctuation and symbols, whatever the dictionary calls them.
         return Kind::Break;
     }
-    let pos = details.first().copied().unwrap_or("");
-    let sub1 = details.get(1).copied().unwrap_or("");
-    match (pos, sub1) {
-        ("名詞", "一般" | "固有名詞" | "サ変接続" | "形容動詞語幹") => Kind::Noun,
-        ("名詞", "接尾") => Kind::Suffix,
-        ("名詞", "数") => Kind::Number,
-        ("接頭詞", "名詞接続") => Kind::Prefix,
-        _ => Kind::Break,
-    }
+    pos_kind
 }
 
 /// Settings of the analysis (`[analyze]` in matome.toml).

@@ -1,7 +1,5 @@
 //! Extractive summaries: sentence splitting and LexRank.
 
-use std::collections::HashMap;
-
 use super::{Analyzer, DocFreq, Sentence, prepare};
 use crate::text;
 
@@ -37,12 +35,19 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
     if sents.len() <= max_sentences && whole.chars().count() <= budget {
         return whole;
     }
-    let vectors: Vec<HashMap<&str, f64>> = analysed
+    // Sentence vectors as (key, weight) sorted by key: dot products are merge joins, and every
+    // sum runs in one order, so the ranks do not depend on a HashMap's random seed.
+    let vectors: Vec<Vec<(&str, f64)>> = analysed
         .iter()
         .map(|s| {
-            let mut v: HashMap<&str, f64> = HashMap::new();
-            for k in &s.content {
-                *v.entry(k.as_str()).or_default() += df.idf(k);
+            let mut keys: Vec<&str> = s.content.iter().map(String::as_str).collect();
+            keys.sort_unstable();
+            let mut v: Vec<(&str, f64)> = Vec::with_capacity(keys.len());
+            for k in keys {
+                match v.last_mut() {
+                    Some((last, w)) if *last == k => *w += df.idf(k),
+                    _ => v.push((k, df.idf(k))),
+                }
             }
             v
         })
@@ -50,7 +55,7 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
     let n = sents.len();
     let norm: Vec<f64> = vectors
         .iter()
-        .map(|v| v.values().map(|x| x * x).sum::<f64>().sqrt())
+        .map(|v| v.iter().map(|(_, x)| x * x).sum::<f64>().sqrt())
         .collect();
     let mut adj = vec![vec![0.0f64; n]; n];
     for i in 0..n {
@@ -58,10 +63,19 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
             if i == j || norm[i] == 0.0 || norm[j] == 0.0 {
                 continue;
             }
-            let dot: f64 = vectors[i]
-                .iter()
-                .filter_map(|(k, x)| vectors[j].get(k).map(|y| x * y))
-                .sum();
+            let (a, b) = (&vectors[i], &vectors[j]);
+            let (mut x, mut y, mut dot) = (0, 0, 0.0);
+            while x < a.len() && y < b.len() {
+                match a[x].0.cmp(b[y].0) {
+                    std::cmp::Ordering::Less => x += 1,
+                    std::cmp::Ordering::Greater => y += 1,
+                    std::cmp::Ordering::Equal => {
+                        dot += a[x].1 * b[y].1;
+                        x += 1;
+                        y += 1;
+                    }
+                }
+            }
             let sim = dot / (norm[i] * norm[j]);
             if sim > 0.1 {
                 adj[i][j] = sim;
@@ -222,6 +236,61 @@ mod tests {
             positions.windows(2).all(|w| w[0] < w[1]),
             "original order: {s}"
         );
+    }
+
+    /// Regression: LexRank summed over HashMap order, so near-tied sentences swapped between
+    /// runs and `matome analyze --all` rewrote files for nothing.
+    #[test]
+    fn lexrank_is_deterministic_on_near_ties() {
+        let words = [
+            "検索",
+            "文字列",
+            "位置",
+            "先頭",
+            "引数",
+            "戻り値",
+            "一致",
+            "結果",
+            "関数",
+            "配列",
+            "正規表現",
+            "範囲",
+            "要素",
+            "末尾",
+            "長さ",
+            "型",
+            "変数",
+            "条件",
+        ];
+        // Uneven document frequencies make the weights irrational, so the order of the sums
+        // shows in the last bits.
+        let mut df = DocFreq::default();
+        for (i, w) in words.iter().enumerate() {
+            for _ in 0..(i * 7 % 11 + 1) {
+                df.add_keys([w.to_string()].into());
+            }
+        }
+        let a = Analyzer::get();
+        let all = words.join("と");
+        let text = format!(
+            "{all}を使う。-1 は{all}を示す。0 は{all}を示す。引数の{}を確かめる。",
+            words[..5].join("と")
+        );
+        let summarise = || {
+            let analysed: Vec<Sentence> = sentences(&text)
+                .into_iter()
+                .map(|s| Sentence {
+                    text: s,
+                    terms: Vec::new(),
+                    content: a.content_keys(&prepare(s)),
+                })
+                .collect();
+            super::lexrank(&analysed, &df, 200, 2)
+        };
+        let first = summarise();
+        for _ in 0..200 {
+            assert_eq!(summarise(), first);
+        }
     }
 
     #[test]
