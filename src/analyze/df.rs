@@ -4,7 +4,9 @@
 //! items. content/ stays the source of truth: the cache is rebuilt from it whenever it is
 //! missing, was made by another analyser version, or does not count as many items as the archive.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -18,7 +20,7 @@ use crate::fsutil;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocFreq {
     pub docs: u64,
-    pub df: HashMap<String, u32>,
+    pub df: FxHashMap<String, u32>,
 }
 
 impl DocFreq {
@@ -78,7 +80,7 @@ impl DocFreq {
             return None;
         }
         let docs = parts.next()?.parse().ok()?;
-        let mut df = HashMap::new();
+        let mut df = FxHashMap::default();
         for line in lines {
             let (k, v) = line.rsplit_once('\t')?;
             df.insert(k.to_string(), v.parse().ok()?);

@@ -10,11 +10,12 @@ pub mod df;
 pub mod summary;
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use lindera::mode::Mode;
 use lindera::segmenter::Segmenter;
+use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_normalization::UnicodeNormalization;
 
 pub use df::DocFreq;
@@ -52,9 +53,12 @@ enum Kind {
     Break,
 }
 
+/// A token, borrowing its surface from the analysed line.
 #[derive(Debug, Clone)]
-struct Tok {
-    surface: String,
+struct Tok<'a> {
+    surface: &'a str,
+    /// Byte offset of the surface in the line.
+    start: usize,
     kind: Kind,
     /// 名詞 サ変接続.
     sahen: bool,
@@ -80,12 +84,12 @@ pub struct Term {
 /// threads (the dictionary is embedded and loaded without copying).
 pub struct Analyzer {
     segmenter: Segmenter,
-    stop_ja: HashSet<&'static str>,
-    stop_en: HashSet<&'static str>,
+    stop_ja: FxHashSet<&'static str>,
+    stop_en: FxHashSet<&'static str>,
     stemmer: rust_stemmers::Stemmer,
 }
 
-fn word_list(text: &'static str) -> HashSet<&'static str> {
+fn word_list(text: &'static str) -> FxHashSet<&'static str> {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -95,7 +99,15 @@ fn word_list(text: &'static str) -> HashSet<&'static str> {
 /// Text ready for analysis: NFKC (full-width Latin and digits to ASCII, half-width katakana to
 /// full-width), URLs removed, white space folded.
 pub fn prepare(text: &str) -> String {
-    let normalized: String = text.nfkc().collect();
+    use unicode_normalization::{IsNormalized, is_nfkc_quick};
+    let normalized: Cow<str> = if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().collect())
+    };
+    if !normalized.contains("http") {
+        return crate::text::fold_whitespace(&normalized);
+    }
     let mut out = String::with_capacity(normalized.len());
     for (i, word) in normalized.split(' ').enumerate() {
         let word = strip_urls(word);
@@ -146,7 +158,7 @@ impl Analyzer {
         format!("v{ANALYZER_VERSION}-{:016x}", h.finish())
     }
 
-    fn tokens(&self, text: &str) -> Vec<Tok> {
+    fn tokens<'a>(&self, text: &'a str) -> Vec<Tok<'a>> {
         thread_local! {
             static WORKER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
                 const { std::cell::RefCell::new(None) };
@@ -160,17 +172,21 @@ impl Analyzer {
             let mut out = Vec::with_capacity(tokens.len() * 2);
             let mut end = 0;
             for mut t in tokens {
+                // lindera drops white space: a gap between tokens is a word boundary.
                 if t.byte_start > end {
                     out.push(Tok {
-                        surface: " ".into(),
+                        surface: " ",
+                        start: end,
                         kind: Kind::Space,
                         sahen: false,
                     });
                 }
+                let start = t.byte_start;
                 end = t.byte_end;
-                let surface = t.surface.to_string();
+                let surface = &text[start..end];
                 let (pos_kind, sahen) = self.pos_kind(&mut t);
-                let kind = classify_with(&surface, pos_kind);
+                let kind = classify_with(surface, pos_kind);
+                // Hyphenated Latin words stay one word: zero-day, right-to-repair.
                 let n = out.len();
                 if kind == Kind::Latin
                     && n >= 2
@@ -179,12 +195,12 @@ impl Analyzer {
                 {
                     out.pop();
                     let prev = out.last_mut().expect("checked");
-                    prev.surface.push('-');
-                    prev.surface.push_str(&surface);
+                    prev.surface = &text[prev.start..end];
                     continue;
                 }
                 out.push(Tok {
                     surface,
+                    start,
                     kind,
                     sahen,
                 });
@@ -303,12 +319,12 @@ impl Analyzer {
                 && run.iter().any(|t| t.kind == Kind::Latin)
             {
                 // Latin words (possibly with digits: "Windows 10" is two runs, "5G" one).
-                let word: String = run.iter().map(|t| t.surface.as_str()).collect();
+                let word: String = run.iter().map(|t| t.surface).collect();
                 // A capital inside an English sentence marks a name (Rust, Chrome, India);
                 // in Japanese text every Latin word is capitalised, so it tells nothing there.
                 let prev = toks[..start].iter().rev().find(|t| t.kind != Kind::Space);
                 let mid_english_sentence = prev.is_some_and(|t| {
-                    t.surface.is_ascii() && !matches!(t.surface.as_str(), "." | "!" | "?" | ":")
+                    t.surface.is_ascii() && !matches!(t.surface, "." | "!" | "?" | ":")
                 });
                 self.english_word(&word, mid_english_sentence, out);
                 // Phrases: Latin words separated by single spaces.
@@ -320,7 +336,7 @@ impl Analyzer {
                     while j < toks.len() && matches!(toks[j].kind, Kind::Latin | Kind::Number) {
                         j += 1;
                     }
-                    let next: String = toks[i + 1..j].iter().map(|t| t.surface.as_str()).collect();
+                    let next: String = toks[i + 1..j].iter().map(|t| t.surface).collect();
                     self.english_phrase(&word, &next, out);
                 }
                 continue;
@@ -397,11 +413,11 @@ impl Analyzer {
         // Very long runs are lists of nouns, not one word.
         if run.len() > 8 {
             for t in run.iter().filter(|t| t.kind == Kind::Noun) {
-                self.push_ja(&t.surface, false, out);
+                self.push_ja(t.surface, false, out);
             }
             return;
         }
-        let surface: String = run.iter().map(|t| t.surface.as_str()).collect();
+        let surface: String = run.iter().map(|t| t.surface).collect();
         let weak = run.len() == 1 && run[0].sahen;
         self.push_ja(&surface, weak, out);
     }
@@ -433,7 +449,7 @@ impl Analyzer {
     fn content_of(&self, toks: &[Tok], out: &mut Vec<String>) {
         for t in toks {
             match t.kind {
-                Kind::Noun if !self.stop_ja.contains(t.surface.as_str()) => {
+                Kind::Noun if !self.stop_ja.contains(t.surface) => {
                     out.push(t.surface.to_lowercase());
                 }
                 Kind::Latin => {
@@ -457,6 +473,34 @@ impl Analyzer {
         out
     }
 
+    /// The term keys that must never be an item's keyword: its category and site name, whole and
+    /// as analysed. Cached per thread: a feed's items all share them.
+    fn excluded_for(&self, category: &str, site: &str) -> Excluded {
+        thread_local! {
+            static CACHE: std::cell::RefCell<FxHashMap<(String, String), Excluded>> =
+                std::cell::RefCell::new(FxHashMap::default());
+        }
+        let key = (category.to_string(), site.to_string());
+        if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+            return hit;
+        }
+        let mut excluded = FxHashSet::default();
+        for name in [category, site] {
+            let p = prepare(name);
+            excluded.insert(p.to_lowercase());
+            excluded.extend(self.terms(&p).into_iter().map(|t| t.key));
+        }
+        let excluded = std::rc::Rc::new(excluded);
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() > 10_000 {
+                c.clear();
+            }
+            c.insert(key, excluded.clone());
+        });
+        excluded
+    }
+
     /// The item's 頻出ワード: up to `n` terms from title and text ranked by TF-IDF against
     /// `df`, never the item's category or site name.
     pub fn keywords(&self, item: &Item, df: &DocFreq, n: usize) -> Vec<String> {
@@ -473,12 +517,7 @@ impl Analyzer {
     ) -> Vec<String> {
         let title = &analysed.title;
         let text = analysed.sentences.iter().flat_map(|s| s.terms.iter());
-        let mut excluded: HashSet<String> = HashSet::new();
-        for name in [&item.category, &item.site] {
-            let p = prepare(name);
-            excluded.insert(p.to_lowercase());
-            excluded.extend(self.terms(&p).into_iter().map(|t| t.key));
-        }
+        let excluded = self.excluded_for(&item.category, &item.site);
         struct Cand {
             tf: f64,
             count: usize,
@@ -486,9 +525,9 @@ impl Analyzer {
             phrase: bool,
             weak: bool,
             proper: bool,
-            displays: HashMap<String, usize>,
+            displays: FxHashMap<String, usize>,
         }
-        let mut cands: HashMap<String, Cand> = HashMap::new();
+        let mut cands: FxHashMap<String, Cand> = FxHashMap::default();
         for (pos, (t, in_title)) in title
             .iter()
             .map(|t| (t, true))
@@ -505,7 +544,7 @@ impl Analyzer {
                 phrase: t.phrase,
                 weak: t.weak,
                 proper: false,
-                displays: HashMap::new(),
+                displays: FxHashMap::default(),
             });
             c.proper |= t.proper;
             c.tf += if in_title { 2.0 } else { 1.0 };
@@ -595,6 +634,9 @@ impl Analyzer {
         crate::text::truncate_chars(&item.title, budget)
     }
 }
+
+/// Term keys excluded from a feed's keywords (its category and site name).
+type Excluded = std::rc::Rc<FxHashSet<String>>;
 
 /// An item analysed once (see [`Analyzer::item_terms`]).
 #[derive(Debug, Clone)]
