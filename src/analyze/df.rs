@@ -4,9 +4,7 @@
 //! items. content/ stays the source of truth: the cache is rebuilt from it whenever it is
 //! missing, was made by another analyser version, or does not count as many items as the archive.
 
-use std::collections::HashSet;
-
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -20,18 +18,24 @@ use crate::fsutil;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocFreq {
     pub docs: u64,
-    pub df: FxHashMap<String, u32>,
+    /// Keyed by [`super::term_hash`] of the term key.
+    pub df: FxHashMap<u64, u32>,
 }
 
 impl DocFreq {
     /// Inverse document frequency, smoothed so unseen terms score highest and no term scores 0.
     pub fn idf(&self, key: &str) -> f64 {
-        let df = self.df.get(key).copied().unwrap_or(0) as f64;
+        self.idf_of(super::term_hash(key))
+    }
+
+    /// [`DocFreq::idf`] of a hashed key.
+    pub fn idf_of(&self, hash: u64) -> f64 {
+        let df = self.df.get(&hash).copied().unwrap_or(0) as f64;
         ((1.0 + self.docs as f64) / (1.0 + df)).ln() + 1.0
     }
 
     /// Counts one item's distinct keys.
-    pub fn add_keys(&mut self, keys: HashSet<String>) {
+    pub fn add_keys(&mut self, keys: impl IntoIterator<Item = u64>) {
         self.docs += 1;
         for k in keys {
             *self.df.entry(k).or_default() += 1;
@@ -41,7 +45,7 @@ impl DocFreq {
     /// Counts items, analysing them in parallel.
     pub fn add_items<'a>(&mut self, items: impl IntoParallelIterator<Item = &'a Item>) {
         let a = Analyzer::get();
-        let sets: Vec<HashSet<String>> = items.into_par_iter().map(|i| a.doc_keys(i)).collect();
+        let sets: Vec<FxHashSet<u64>> = items.into_par_iter().map(|i| a.doc_keys(i)).collect();
         for s in sets {
             self.add_keys(s);
         }
@@ -82,15 +86,15 @@ impl DocFreq {
         let docs = parts.next()?.parse().ok()?;
         let mut df = FxHashMap::default();
         for line in lines {
-            let (k, v) = line.rsplit_once('\t')?;
-            df.insert(k.to_string(), v.parse().ok()?);
+            let (k, v) = line.split_once('\t')?;
+            df.insert(u64::from_str_radix(k, 16).ok()?, v.parse().ok()?);
         }
         Some(DocFreq { docs, df })
     }
 
     /// Writes the cache atomically.
     pub fn save(&self, root: &Path) -> Result<()> {
-        let mut keys: Vec<(&String, &u32)> = self.df.iter().collect();
+        let mut keys: Vec<(&u64, &u32)> = self.df.iter().collect();
         keys.sort();
         let mut out = format!(
             "matome-df\t{}\t{}\n",
@@ -98,13 +102,8 @@ impl DocFreq {
             self.docs
         );
         for (k, v) in keys {
-            if k.contains(['\t', '\n']) {
-                continue;
-            }
-            out.push_str(k);
-            out.push('\t');
-            out.push_str(&v.to_string());
-            out.push('\n');
+            use std::fmt::Write as _;
+            let _ = writeln!(out, "{k:016x}\t{v}");
         }
         fsutil::write_atomic(&Self::path(root), out.as_bytes())
             .context("writing the document-frequency cache")
@@ -113,15 +112,16 @@ impl DocFreq {
 
 #[cfg(test)]
 mod tests {
+    use super::super::term_hash;
     use super::*;
 
     #[test]
     fn idf_orders_rare_above_common() {
         let mut df = DocFreq::default();
         for i in 0..10 {
-            let mut keys: HashSet<String> = ["日本".to_string()].into();
+            let mut keys = vec![term_hash("日本")];
             if i == 0 {
-                keys.insert("日本銀行".into());
+                keys.push(term_hash("日本銀行"));
             }
             df.add_keys(keys);
         }
@@ -134,7 +134,7 @@ mod tests {
     fn cache_round_trips_and_is_rebuilt_when_stale() {
         let dir = tempfile::tempdir().unwrap();
         let mut df = DocFreq::default();
-        df.add_keys(["a".to_string(), "b c".to_string()].into());
+        df.add_keys([term_hash("a"), term_hash("b c")]);
         df.save(dir.path()).unwrap();
         assert_eq!(DocFreq::load(dir.path()), Some(df.clone()));
         // The archive holds a different number of items: rebuilt (here from an empty archive).

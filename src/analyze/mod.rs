@@ -10,7 +10,6 @@ pub mod df;
 pub mod summary;
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use lindera::mode::Mode;
@@ -263,16 +262,22 @@ impl Analyzer {
         self.analyse_prepared(prepared).0
     }
 
-    /// One tokenisation of prepared text giving both its keyword candidates and its
-    /// content-word keys (see [`Analyzer::content_keys`]).
-    fn analyse_prepared(&self, prepared: &str) -> (Vec<Term>, Vec<String>) {
-        let mut terms = Vec::new();
-        let mut content = Vec::new();
+    /// One tokenisation of prepared text giving its keyword candidates, and its content-word
+    /// keys (see [`Analyzer::content_keys`]) passed to `content`.
+    fn scan(&self, prepared: &str, terms: &mut Vec<Term>, content: &mut dyn FnMut(&str)) {
+        let mut buf = String::new();
         for line in prepared.lines() {
             let toks = self.tokens(line);
-            self.line_terms(&toks, &mut terms);
-            self.content_of(&toks, &mut content);
+            self.line_terms(&toks, terms);
+            self.content_of(&toks, &mut buf, content);
         }
+    }
+
+    /// Candidates and hashed content-word keys ([`term_hash`]) of prepared text.
+    fn analyse_prepared(&self, prepared: &str) -> (Vec<Term>, Vec<u64>) {
+        let mut terms = Vec::new();
+        let mut content = Vec::new();
+        self.scan(prepared, &mut terms, &mut |k| content.push(term_hash(k)));
         (terms, content)
     }
 
@@ -435,27 +440,36 @@ impl Analyzer {
         });
     }
 
-    /// The distinct term keys of an item (title and text): what document frequencies count.
-    pub fn doc_keys(&self, item: &Item) -> HashSet<String> {
+    /// The distinct term keys of an item (title and text), hashed: what document frequencies
+    /// count.
+    pub fn doc_keys(&self, item: &Item) -> FxHashSet<u64> {
         self.item_terms(item).keys()
     }
 
     /// Content-word keys of prepared text, one per token (nouns and Latin words, stemmed):
     /// what sentence similarity (and search) compare.
     pub fn content_keys(&self, prepared: &str) -> Vec<String> {
-        self.analyse_prepared(prepared).1
+        let mut out = Vec::new();
+        self.scan(prepared, &mut Vec::new(), &mut |k| out.push(k.to_string()));
+        out
     }
 
-    fn content_of(&self, toks: &[Tok], out: &mut Vec<String>) {
+    fn content_of(&self, toks: &[Tok], buf: &mut String, emit: &mut dyn FnMut(&str)) {
         for t in toks {
             match t.kind {
                 Kind::Noun if !self.stop_ja.contains(t.surface) => {
-                    out.push(t.surface.to_lowercase());
+                    if t.surface.chars().any(char::is_uppercase) {
+                        buf.clear();
+                        buf.extend(t.surface.chars().flat_map(char::to_lowercase));
+                        emit(buf);
+                    } else {
+                        emit(t.surface);
+                    }
                 }
                 Kind::Latin => {
                     let lower = t.surface.to_lowercase();
                     if lower.len() >= 2 && !self.is_stop_en(&lower) {
-                        out.push(self.stem(&lower));
+                        emit(&self.stemmer.stem(&lower));
                     }
                 }
                 _ => {}
@@ -468,7 +482,9 @@ impl Analyzer {
     /// function analyses documents and queries, which is what makes a keyword shown on a page
     /// findable by search.
     pub fn index_terms(&self, prepared: &str) -> Vec<String> {
-        let (terms, mut out) = self.analyse_prepared(prepared);
+        let mut terms = Vec::new();
+        let mut out = Vec::new();
+        self.scan(prepared, &mut terms, &mut |k| out.push(k.to_string()));
         out.extend(terms.into_iter().filter(|t| !t.phrase).map(|t| t.key));
         out
     }
@@ -650,18 +666,30 @@ pub struct ItemTerms<'a> {
 pub struct Sentence<'a> {
     pub text: &'a str,
     pub terms: Vec<Term>,
-    pub content: Vec<String>,
+    /// Content-word keys, hashed with [`term_hash`].
+    pub content: Vec<u64>,
 }
 
 impl ItemTerms<'_> {
     /// The distinct candidate keys of title and text: what document frequencies count.
-    pub fn keys(&self) -> HashSet<String> {
+    pub fn keys(&self) -> FxHashSet<u64> {
         self.title
             .iter()
             .chain(self.sentences.iter().flat_map(|s| s.terms.iter()))
-            .map(|t| t.key.clone())
+            .map(|t| term_hash(&t.key))
             .collect()
     }
+}
+
+/// A term key's 64-bit FNV-1a hash: how document frequencies and sentence vectors store keys.
+/// Fixed here (not a library's hasher) because cached frequencies outlive the process.
+pub fn term_hash(key: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 /// The readable form of an English word: as written (AWS, GitHub, Copilot); matching uses the

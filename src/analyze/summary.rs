@@ -1,6 +1,6 @@
 //! Extractive summaries: sentence splitting and LexRank.
 
-use super::{Analyzer, DocFreq, Sentence, prepare};
+use super::{Analyzer, DocFreq, Sentence, prepare, term_hash};
 use crate::text;
 
 /// LexRank: sentences are nodes, edges are the IDF-weighted cosine similarity of their content
@@ -19,7 +19,11 @@ pub fn lexrank_summary(
         .map(|s| Sentence {
             text: s,
             terms: Vec::new(),
-            content: a.content_keys(&prepare(s)),
+            content: a
+                .content_keys(&prepare(s))
+                .iter()
+                .map(|k| term_hash(k))
+                .collect(),
         })
         .collect();
     lexrank(&analysed, df, budget, max_sentences)
@@ -37,16 +41,16 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
     }
     // Sentence vectors as (key, weight) sorted by key: dot products are merge joins, and every
     // sum runs in one order, so the ranks do not depend on a HashMap's random seed.
-    let vectors: Vec<Vec<(&str, f64)>> = analysed
+    let vectors: Vec<Vec<(u64, f64)>> = analysed
         .iter()
         .map(|s| {
-            let mut keys: Vec<&str> = s.content.iter().map(String::as_str).collect();
+            let mut keys = s.content.clone();
             keys.sort_unstable();
-            let mut v: Vec<(&str, f64)> = Vec::with_capacity(keys.len());
+            let mut v: Vec<(u64, f64)> = Vec::with_capacity(keys.len());
             for k in keys {
                 match v.last_mut() {
-                    Some((last, w)) if *last == k => *w += df.idf(k),
-                    _ => v.push((k, df.idf(k))),
+                    Some((last, w)) if *last == k => *w += df.idf_of(k),
+                    _ => v.push((k, df.idf_of(k))),
                 }
             }
             v
@@ -66,7 +70,7 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
             let (a, b) = (&vectors[i], &vectors[j]);
             let (mut x, mut y, mut dot) = (0, 0, 0.0);
             while x < a.len() && y < b.len() {
-                match a[x].0.cmp(b[y].0) {
+                match a[x].0.cmp(&b[y].0) {
                     std::cmp::Ordering::Less => x += 1,
                     std::cmp::Ordering::Greater => y += 1,
                     std::cmp::Ordering::Equal => {
@@ -267,7 +271,7 @@ mod tests {
         let mut df = DocFreq::default();
         for (i, w) in words.iter().enumerate() {
             for _ in 0..(i * 7 % 11 + 1) {
-                df.add_keys([w.to_string()].into());
+                df.add_keys([term_hash(w)]);
             }
         }
         let a = Analyzer::get();
@@ -282,7 +286,11 @@ mod tests {
                 .map(|s| Sentence {
                     text: s,
                     terms: Vec::new(),
-                    content: a.content_keys(&prepare(s)),
+                    content: a
+                        .content_keys(&prepare(s))
+                        .iter()
+                        .map(|k| term_hash(k))
+                        .collect(),
                 })
                 .collect();
             super::lexrank(&analysed, &df, 200, 2)
