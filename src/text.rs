@@ -218,19 +218,22 @@ fn is_unwanted(c: char) -> bool {
 /// non-empty lines, and trims the whole.
 pub fn fold_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for line in s.split(['\n', '\r']) {
-        let mut line_out = String::new();
-        for word in line.split(is_fold_space).filter(|w| !w.is_empty()) {
-            if !line_out.is_empty() {
-                line_out.push(' ');
+    // What separates the next word from the text before it: nothing, a space or a line break.
+    let mut pending: Option<char> = None;
+    for c in s.chars() {
+        if c == '\n' || c == '\r' {
+            pending = Some('\n');
+        } else if is_fold_space(c) {
+            if pending.is_none() {
+                pending = Some(' ');
             }
-            line_out.push_str(word);
-        }
-        if !line_out.is_empty() {
-            if !out.is_empty() {
-                out.push('\n');
+        } else {
+            if let Some(sep) = pending.take()
+                && !out.is_empty()
+            {
+                out.push(sep);
             }
-            out.push_str(&line_out);
+            out.push(c);
         }
     }
     out

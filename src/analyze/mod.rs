@@ -68,8 +68,8 @@ struct Tok<'a> {
 pub struct Term {
     /// The matching form: lower case, English words stemmed.
     pub key: String,
-    /// The readable form, as written.
-    pub display: String,
+    /// The readable form, as written, when it differs from `key` (see [`Term::display`]).
+    pub written: Option<String>,
     /// An English phrase of two words (counts only when it recurs).
     pub phrase: bool,
     /// A lone サ変接続 noun (停止, 改正, 上昇 …) or an English -ed/-ing word: an action more
@@ -250,7 +250,22 @@ impl Analyzer {
 
     /// Stems a lower-case English word for matching.
     pub fn stem(&self, lower: &str) -> String {
-        self.stemmer.stem(lower).into_owned()
+        thread_local! {
+            static STEMS: std::cell::RefCell<FxHashMap<String, String>> =
+                std::cell::RefCell::new(FxHashMap::default());
+        }
+        STEMS.with(|c| {
+            let mut c = c.borrow_mut();
+            if let Some(s) = c.get(lower) {
+                return s.clone();
+            }
+            let s = self.stemmer.stem(lower).into_owned();
+            if c.len() > 100_000 {
+                c.clear();
+            }
+            c.insert(lower.to_string(), s.clone());
+            s
+        })
     }
 
     fn is_stop_en(&self, lower: &str) -> bool {
@@ -367,7 +382,7 @@ impl Analyzer {
         let weak = !first_upper && (lower.ends_with("ed") || lower.ends_with("ing"));
         out.push(Term {
             key: self.stem(&lower),
-            display: english_display(word),
+            written: Some(english_display(word)),
             phrase: false,
             weak,
             proper,
@@ -386,7 +401,7 @@ impl Analyzer {
         let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
         out.push(Term {
             key: format!("{} {}", self.stem(&la), self.stem(&lb)),
-            display: format!("{} {}", english_display(a), english_display(b)),
+            written: Some(format!("{} {}", english_display(a), english_display(b))),
             phrase: true,
             weak: false,
             proper: capital(a) && capital(b),
@@ -428,12 +443,18 @@ impl Analyzer {
     }
 
     fn push_ja(&self, surface: &str, weak: bool, out: &mut Vec<Term>) {
-        if surface.chars().count() < 2 || self.stop_ja.contains(surface) {
+        if surface.chars().nth(1).is_none() || self.stop_ja.contains(surface) {
             return;
         }
+        // Most Japanese words have no case: the key is the word, no second copy needed.
+        let (key, written) = if surface.chars().any(char::is_uppercase) {
+            (surface.to_lowercase(), Some(surface.to_string()))
+        } else {
+            (surface.to_string(), None)
+        };
         out.push(Term {
-            key: surface.to_lowercase(),
-            display: surface.to_string(),
+            key,
+            written,
             phrase: false,
             weak,
             proper: false,
@@ -469,7 +490,7 @@ impl Analyzer {
                 Kind::Latin => {
                     let lower = t.surface.to_lowercase();
                     if lower.len() >= 2 && !self.is_stop_en(&lower) {
-                        emit(&self.stemmer.stem(&lower));
+                        emit(&self.stem(&lower));
                     }
                 }
                 _ => {}
@@ -534,14 +555,14 @@ impl Analyzer {
         let title = &analysed.title;
         let text = analysed.sentences.iter().flat_map(|s| s.terms.iter());
         let excluded = self.excluded_for(&item.category, &item.site);
-        struct Cand {
+        struct Cand<'t> {
             tf: f64,
             count: usize,
             first: usize,
             phrase: bool,
             weak: bool,
             proper: bool,
-            displays: FxHashMap<String, usize>,
+            displays: FxHashMap<&'t str, usize>,
         }
         let mut cands: FxHashMap<String, Cand> = FxHashMap::default();
         for (pos, (t, in_title)) in title
@@ -565,7 +586,7 @@ impl Analyzer {
             c.proper |= t.proper;
             c.tf += if in_title { 2.0 } else { 1.0 };
             c.count += 1;
-            *c.displays.entry(t.display.clone()).or_default() += 1;
+            *c.displays.entry(t.display()).or_default() += 1;
         }
         let mut scored: Vec<(f64, usize, String, String)> = cands
             .into_iter()
@@ -576,7 +597,7 @@ impl Analyzer {
                     .displays
                     .iter()
                     .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-                    .map(|(d, _)| d.clone())
+                    .map(|(d, _)| d.to_string())
                     .unwrap_or_default();
                 let weight = if c.proper {
                     1.5
@@ -654,6 +675,13 @@ impl Analyzer {
 /// Term keys excluded from a feed's keywords (its category and site name).
 type Excluded = std::rc::Rc<FxHashSet<String>>;
 
+impl Term {
+    /// The readable form, as written.
+    pub fn display(&self) -> &str {
+        self.written.as_deref().unwrap_or(&self.key)
+    }
+}
+
 /// An item analysed once (see [`Analyzer::item_terms`]).
 #[derive(Debug, Clone)]
 pub struct ItemTerms<'a> {
@@ -709,6 +737,14 @@ const KINDS: [Kind; 5] = [
 /// A token's kind: its shape first (space, Latin word, number, punctuation), else the kind its
 /// part of speech gives.
 fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
+    // Fast path: a token starting with kana or kanji is what its part of speech says.
+    if surface
+        .chars()
+        .next()
+        .is_some_and(|c| matches!(c, '\u{3041}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}'))
+    {
+        return pos_kind;
+    }
     if surface.chars().all(char::is_whitespace) {
         return Kind::Space;
     }
@@ -826,7 +862,7 @@ mod tests {
         Analyzer::get()
             .terms(&prepare(text))
             .into_iter()
-            .map(|t| t.display)
+            .map(|t| t.display().to_string())
             .collect()
     }
 
@@ -885,8 +921,8 @@ mod tests {
         assert!(!keys.contains(&"the") && !keys.contains(&"and") && !keys.contains(&"were"));
         let ransom: Vec<&Term> = terms.iter().filter(|t| t.key == "ransomwar").collect();
         assert_eq!(ransom.len(), 2, "{terms:?}");
-        assert_eq!(ransom[0].display, "Ransomware");
-        assert_eq!(ransom[1].display, "ransomware");
+        assert_eq!(ransom[0].display(), "Ransomware");
+        assert_eq!(ransom[1].display(), "ransomware");
         assert!(keys.contains(&"hospit"), "{keys:?}");
     }
 

@@ -35,9 +35,11 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
     if sents.is_empty() || budget == 0 || max_sentences == 0 {
         return String::new();
     }
-    let whole = join(&sents);
-    if sents.len() <= max_sentences && whole.chars().count() <= budget {
-        return whole;
+    if sents.len() <= max_sentences {
+        let whole = join(&sents);
+        if whole.chars().count() <= budget {
+            return whole;
+        }
     }
     // Sentence vectors as (key, weight) sorted by key: dot products are merge joins, and every
     // sum runs in one order, so the ranks do not depend on a HashMap's random seed.
@@ -61,10 +63,12 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
         .iter()
         .map(|v| v.iter().map(|(_, x)| x * x).sum::<f64>().sqrt())
         .collect();
-    let mut adj = vec![vec![0.0f64; n]; n];
+    // Similarity is symmetric: each pair is compared once; only edges above the threshold are
+    // kept, so the walk below costs O(edges) per round.
+    let mut edges: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
     for i in 0..n {
-        for j in 0..n {
-            if i == j || norm[i] == 0.0 || norm[j] == 0.0 {
+        for j in i + 1..n {
+            if norm[i] == 0.0 || norm[j] == 0.0 {
                 continue;
             }
             let (a, b) = (&vectors[i], &vectors[j]);
@@ -82,32 +86,53 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
             }
             let sim = dot / (norm[i] * norm[j]);
             if sim > 0.1 {
-                adj[i][j] = sim;
+                edges[i].push((j, sim));
+                edges[j].push((i, sim));
             }
+        }
+    }
+    for row in &mut edges {
+        // Every row in index order, so sums run in one order whatever the insertion order.
+        row.sort_by_key(|&(j, _)| j);
+        let out: f64 = row.iter().map(|&(_, w)| w).sum();
+        for e in row.iter_mut() {
+            e.1 /= out;
         }
     }
     let damping = 0.85;
     let mut rank = vec![1.0 / n as f64; n];
-    for _ in 0..50 {
-        let mut next = vec![(1.0 - damping) / n as f64; n];
-        for i in 0..n {
-            let out: f64 = adj[i].iter().sum();
-            if out == 0.0 {
-                // A sentence like no other spreads its weight evenly.
-                for r in next.iter_mut() {
-                    *r += damping * rank[i] / n as f64;
-                }
-            } else {
-                for j in 0..n {
-                    next[j] += damping * rank[i] * adj[i][j] / out;
-                }
+    for _ in 0..100 {
+        // A sentence like no other spreads its weight evenly.
+        let dangling: f64 = (0..n)
+            .filter(|&i| edges[i].is_empty())
+            .map(|i| rank[i])
+            .sum();
+        let base = (1.0 - damping) / n as f64 + damping * dangling / n as f64;
+        let mut next = vec![base; n];
+        for (i, row) in edges.iter().enumerate() {
+            for &(j, w) in row {
+                next[j] += damping * rank[i] * w;
             }
         }
+        // Converged: further rounds would not change the order.
+        let change: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
         rank = next;
+        if change < 1e-10 {
+            break;
+        }
     }
     // Ties go to the earlier sentence (news leads put the point first).
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| rank[y].total_cmp(&rank[x]).then(x.cmp(&y)));
+    let lens: Vec<usize> = sents.iter().map(|s| s.chars().count()).collect();
+    // The length `join` gives the sentences `picked` (in order), without building it.
+    let joined_len = |picked: &[usize]| -> usize {
+        let seps = picked
+            .windows(2)
+            .filter(|w| !sents[w[0]].ends_with(['。', '！', '？']))
+            .count();
+        picked.iter().map(|&k| lens[k]).sum::<usize>() + seps
+    };
     let mut picked: Vec<usize> = Vec::new();
     for i in order {
         if picked.len() >= max_sentences {
@@ -116,8 +141,7 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
         let mut trial = picked.clone();
         trial.push(i);
         trial.sort_unstable();
-        let candidate = join(&trial.iter().map(|&k| sents[k]).collect::<Vec<_>>());
-        if candidate.chars().count() <= budget {
+        if joined_len(&trial) <= budget {
             picked = trial;
         }
     }
