@@ -98,12 +98,7 @@ fn word_list(text: &'static str) -> FxHashSet<&'static str> {
 /// Text ready for analysis: NFKC (full-width Latin and digits to ASCII, half-width katakana to
 /// full-width), URLs removed, white space folded.
 pub fn prepare(text: &str) -> String {
-    use unicode_normalization::{IsNormalized, is_nfkc_quick};
-    let normalized: Cow<str> = if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(text.nfkc().collect())
-    };
+    let normalized = nfkc(text);
     if !normalized.contains("http") {
         return crate::text::fold_whitespace(&normalized);
     }
@@ -116,6 +111,35 @@ pub fn prepare(text: &str) -> String {
         out.push_str(&word);
     }
     crate::text::fold_whitespace(&out)
+}
+
+/// NFKC, with a fast path for what Japanese news text is made of: ASCII, kana, kanji and CJK
+/// punctuation are already NFKC; full-width ASCII and the ideographic space map one to one.
+/// Anything else (half-width kana, compatibility symbols …) goes through the full algorithm.
+fn nfkc(text: &str) -> Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, is_nfkc_quick};
+    let stable = |c: char| {
+        c.is_ascii()
+            || matches!(c,
+                '\u{3001}'..='\u{3003}' | '\u{3005}'..='\u{3007}' | '\u{300c}'..='\u{3011}'
+                | '\u{3041}'..='\u{3096}' | '\u{30a1}'..='\u{30fa}' | '\u{30fc}'..='\u{30fe}'
+                | '\u{4e00}'..='\u{9fff}')
+    };
+    let mapped = |c: char| match c {
+        '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0),
+        '\u{3000}' => Some(' '),
+        _ => None,
+    };
+    if text.chars().all(stable) {
+        return Cow::Borrowed(text);
+    }
+    if text.chars().all(|c| stable(c) || mapped(c).is_some()) {
+        return Cow::Owned(text.chars().map(|c| mapped(c).unwrap_or(c)).collect());
+    }
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.nfkc().collect())
 }
 
 fn strip_urls(word: &str) -> Cow<'_, str> {
@@ -951,6 +975,19 @@ mod tests {
             !kw.iter().any(|k| k == "reported"),
             "-ed verbs rank low: {kw:?}"
         );
+    }
+
+    #[test]
+    fn the_nfkc_fast_path_agrees_with_nfkc() {
+        for s in [
+            "日本銀行、気候変動対応オペを実施（２兆円）　「速報」【更新】ヴァ・ー〃々",
+            "ＡＷＳの新機能！？ ＃タグ ～ 〜",
+            "ﾊﾝｶｸｶﾅ ① ㈱ Ⅲ ㍻ ゛゜ ゟ ヿ",
+            "plain ASCII only",
+        ] {
+            let want: String = s.nfkc().collect();
+            assert_eq!(nfkc(s), want, "{s}");
+        }
     }
 
     #[test]
