@@ -461,9 +461,12 @@ impl Analyzer {
             }
             return;
         }
-        let surface: String = run.iter().map(|t| t.surface).collect();
-        let weak = run.len() == 1 && run[0].sahen;
-        self.push_ja(&surface, weak, out);
+        if let [only] = run {
+            self.push_ja(only.surface, only.sahen, out);
+        } else {
+            let surface: String = run.iter().map(|t| t.surface).collect();
+            self.push_ja(&surface, false, out);
+        }
     }
 
     fn push_ja(&self, surface: &str, weak: bool, out: &mut Vec<Term>) {
