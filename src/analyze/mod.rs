@@ -312,11 +312,12 @@ impl Analyzer {
         }
     }
 
-    /// Candidates and hashed content-word keys ([`term_hash`]) of prepared text.
+    /// Candidates and hashed content-word keys ([`term_hash`], sorted) of prepared text.
     fn analyse_prepared(&self, prepared: &str) -> (Vec<Term>, Vec<u64>) {
         let mut terms = Vec::new();
         let mut content = Vec::new();
         self.scan(prepared, &mut terms, &mut |k| content.push(term_hash(k)));
+        content.sort_unstable();
         (terms, content)
     }
 
@@ -721,7 +722,7 @@ pub struct ItemTerms<'a> {
 pub struct Sentence<'a> {
     pub text: &'a str,
     pub terms: Vec<Term>,
-    /// Content-word keys, hashed with [`term_hash`].
+    /// Content-word keys, hashed with [`term_hash`], sorted (repeats kept).
     pub content: Vec<u64>,
 }
 

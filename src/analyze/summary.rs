@@ -19,11 +19,15 @@ pub fn lexrank_summary(
         .map(|s| Sentence {
             text: s,
             terms: Vec::new(),
-            content: a
-                .content_keys(&prepare(s))
-                .iter()
-                .map(|k| term_hash(k))
-                .collect(),
+            content: {
+                let mut c: Vec<u64> = a
+                    .content_keys(&prepare(s))
+                    .iter()
+                    .map(|k| term_hash(k))
+                    .collect();
+                c.sort_unstable();
+                c
+            },
         })
         .collect();
     lexrank(&analysed, df, budget, max_sentences)
@@ -46,10 +50,9 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
     let vectors: Vec<Vec<(u64, f64)>> = analysed
         .iter()
         .map(|s| {
-            let mut keys = s.content.clone();
-            keys.sort_unstable();
-            let mut v: Vec<(u64, f64)> = Vec::with_capacity(keys.len());
-            for k in keys {
+            debug_assert!(s.content.is_sorted());
+            let mut v: Vec<(u64, f64)> = Vec::with_capacity(s.content.len());
+            for &k in &s.content {
                 match v.last_mut() {
                     Some((last, w)) if *last == k => *w += df.idf_of(k),
                     _ => v.push((k, df.idf_of(k))),
@@ -310,11 +313,15 @@ mod tests {
                 .map(|s| Sentence {
                     text: s,
                     terms: Vec::new(),
-                    content: a
-                        .content_keys(&prepare(s))
-                        .iter()
-                        .map(|k| term_hash(k))
-                        .collect(),
+                    content: {
+                        let mut c: Vec<u64> = a
+                            .content_keys(&prepare(s))
+                            .iter()
+                            .map(|k| term_hash(k))
+                            .collect();
+                        c.sort_unstable();
+                        c
+                    },
                 })
                 .collect();
             super::lexrank(&analysed, &df, 200, 2)
