@@ -61,6 +61,8 @@ struct Tok<'a> {
     kind: Kind,
     /// 名詞 サ変接続.
     sahen: bool,
+    /// On the Japanese stop list.
+    stop: bool,
 }
 
 /// A word or phrase that may become a keyword.
@@ -202,12 +204,13 @@ impl Analyzer {
                         start: end,
                         kind: Kind::Space,
                         sahen: false,
+                        stop: false,
                     });
                 }
                 let start = t.byte_start;
                 end = t.byte_end;
                 let surface = &text[start..end];
-                let (pos_kind, sahen) = self.pos_kind(&mut t);
+                let (pos_kind, sahen, stop) = self.pos_kind(&mut t);
                 let kind = classify_with(surface, pos_kind);
                 // Hyphenated Latin words stay one word: zero-day, right-to-repair.
                 let n = out.len();
@@ -226,17 +229,20 @@ impl Analyzer {
                     start,
                     kind,
                     sahen,
+                    stop,
                 });
             }
             out
         })
     }
 
-    /// The part-of-speech kind of a token and whether it is サ変接続, cached per word id.
-    fn pos_kind(&self, t: &mut lindera::token::Token) -> (Kind, bool) {
+    /// The part-of-speech kind of a token, whether it is サ変接続 and whether it is a stop word,
+    /// cached per word id (a system word's surface is fixed).
+    fn pos_kind(&self, t: &mut lindera::token::Token) -> (Kind, bool, bool) {
         use std::sync::atomic::{AtomicU8, Ordering};
         static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
         let compute = |t: &mut lindera::token::Token| {
+            let stop = self.stop_ja.contains(t.surface.as_ref());
             let details = t.details();
             let pos = details.first().copied().unwrap_or("");
             let sub1 = details.get(1).copied().unwrap_or("");
@@ -249,7 +255,7 @@ impl Analyzer {
                 ("接頭詞", "名詞接続") => Kind::Prefix,
                 _ => Kind::Break,
             };
-            (kind, sub1 == "サ変接続")
+            (kind, sub1 == "サ変接続", stop)
         };
         if !t.word_id.is_system() || t.word_id.is_unknown() {
             return compute(t);
@@ -262,14 +268,16 @@ impl Analyzer {
         let Some(slot) = cache.get(t.word_id.id() as usize) else {
             return compute(t);
         };
+        // Bits: kind index + 1 (low 3), 0x40 stop word, 0x80 サ変接続; 0 means not seen yet.
         let v = slot.load(Ordering::Relaxed);
         if v != 0 {
-            return (KINDS[(v & 0x7f) as usize - 1], v & 0x80 != 0);
+            return (KINDS[(v & 0x07) as usize - 1], v & 0x80 != 0, v & 0x40 != 0);
         }
-        let (kind, sahen) = compute(t);
+        let (kind, sahen, stop) = compute(t);
         let idx = KINDS.iter().position(|k| *k == kind).expect("listed") as u8 + 1;
-        slot.store(idx | if sahen { 0x80 } else { 0 }, Ordering::Relaxed);
-        (kind, sahen)
+        let bits = idx | if sahen { 0x80 } else { 0 } | if stop { 0x40 } else { 0 };
+        slot.store(bits, Ordering::Relaxed);
+        (kind, sahen, stop)
     }
 
     /// Stems a lower-case English word for matching.
@@ -463,7 +471,9 @@ impl Analyzer {
             return;
         }
         if let [only] = run {
-            self.push_ja(only.surface, only.sahen, out);
+            if !only.stop {
+                self.push_ja_word(only.surface, only.sahen, out);
+            }
         } else {
             let surface: String = run.iter().map(|t| t.surface).collect();
             self.push_ja(&surface, false, out);
@@ -471,7 +481,14 @@ impl Analyzer {
     }
 
     fn push_ja(&self, surface: &str, weak: bool, out: &mut Vec<Term>) {
-        if surface.chars().nth(1).is_none() || self.stop_ja.contains(surface) {
+        if !self.stop_ja.contains(surface) {
+            self.push_ja_word(surface, weak, out);
+        }
+    }
+
+    /// Adds a Japanese term already checked against the stop list.
+    fn push_ja_word(&self, surface: &str, weak: bool, out: &mut Vec<Term>) {
+        if surface.chars().nth(1).is_none() {
             return;
         }
         // Most Japanese words have no case: the key is the word, no second copy needed.
@@ -506,7 +523,7 @@ impl Analyzer {
     fn content_of(&self, toks: &[Tok], buf: &mut String, emit: &mut dyn FnMut(&str)) {
         for t in toks {
             match t.kind {
-                Kind::Noun if !self.stop_ja.contains(t.surface) => {
+                Kind::Noun if !t.stop => {
                     if t.surface.chars().any(char::is_uppercase) {
                         buf.clear();
                         buf.extend(t.surface.chars().flat_map(char::to_lowercase));
@@ -592,7 +609,7 @@ impl Analyzer {
             proper: bool,
             displays: FxHashMap<&'t str, usize>,
         }
-        let mut cands: FxHashMap<String, Cand> = FxHashMap::default();
+        let mut cands: FxHashMap<&str, Cand> = FxHashMap::default();
         for (pos, (t, in_title)) in title
             .iter()
             .map(|t| (t, true))
@@ -602,7 +619,7 @@ impl Analyzer {
             if excluded.contains(&t.key) {
                 continue;
             }
-            let c = cands.entry(t.key.clone()).or_insert(Cand {
+            let c = cands.entry(t.key.as_str()).or_insert(Cand {
                 tf: 0.0,
                 count: 0,
                 first: pos,
@@ -616,7 +633,7 @@ impl Analyzer {
             c.count += 1;
             *c.displays.entry(t.display()).or_default() += 1;
         }
-        let mut scored: Vec<(f64, usize, String, String)> = cands
+        let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours.
             .filter(|(_, c)| !c.phrase || c.proper || c.count >= 2)
@@ -625,7 +642,7 @@ impl Analyzer {
                     .displays
                     .iter()
                     .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-                    .map(|(d, _)| d.to_string())
+                    .map(|(d, _)| *d)
                     .unwrap_or_default();
                 let weight = if c.proper {
                     1.5
@@ -636,27 +653,27 @@ impl Analyzer {
                 };
                 // A phrase says more than either of its words.
                 let phrase = if c.phrase { 1.2 } else { 1.0 };
-                let score = c.tf * df.idf(&key) * weight * phrase;
+                let score = c.tf * df.idf(key) * weight * phrase;
                 (score, c.first, key, display)
             })
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let mut chosen: Vec<(String, String)> = Vec::new();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
+        let mut chosen: Vec<(&str, &str)> = Vec::new();
         for (_, _, key, display) in scored {
             if chosen.len() >= n {
                 break;
             }
             // One word per idea: skip a term inside (or around) one already chosen.
             let overlaps = chosen.iter().any(|(k, _)| {
-                k.contains(key.as_str())
-                    || key.contains(k.as_str())
+                k.contains(key)
+                    || key.contains(k)
                     || k.split(' ').any(|w| key.split(' ').any(|v| v == w))
             });
             if !overlaps {
                 chosen.push((key, display));
             }
         }
-        chosen.into_iter().map(|(_, d)| d).collect()
+        chosen.into_iter().map(|(_, d)| d.to_string()).collect()
     }
 
     /// The item's summary: LexRank over the text's sentences, at most `max_sentences` within
