@@ -492,7 +492,7 @@ impl Analyzer {
             return;
         }
         // Most Japanese words have no case: the key is the word, no second copy needed.
-        let (key, written) = if surface.chars().any(char::is_uppercase) {
+        let (key, written) = if has_upper(surface) {
             (surface.to_lowercase(), Some(surface.to_string()))
         } else {
             (surface.to_string(), None)
@@ -524,7 +524,7 @@ impl Analyzer {
         for t in toks {
             match t.kind {
                 Kind::Noun if !t.stop => {
-                    if t.surface.chars().any(char::is_uppercase) {
+                    if has_upper(t.surface) {
                         buf.clear();
                         buf.extend(t.surface.chars().flat_map(char::to_lowercase));
                         emit(buf);
@@ -752,6 +752,20 @@ impl ItemTerms<'_> {
             .map(|t| term_hash(&t.key))
             .collect()
     }
+}
+
+/// Whether `s` has an upper-case letter; kana and kanji (caseless) are skipped without a table
+/// look-up.
+fn has_upper(s: &str) -> bool {
+    s.chars().any(|c| {
+        if c.is_ascii() {
+            c.is_ascii_uppercase()
+        } else if ('\u{3040}'..'\u{ff00}').contains(&c) {
+            false
+        } else {
+            c.is_uppercase()
+        }
+    })
 }
 
 /// A term key's 64-bit FNV-1a hash: how document frequencies and sentence vectors store keys.
