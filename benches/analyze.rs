@@ -221,7 +221,12 @@ fn lindera_rows(items: &[Item], lines: &str, repeat: usize, rows: &mut Vec<Row>)
     // What matome segments: the prepared title and text, line by line.
     let prepared: Vec<String> = items
         .iter()
-        .flat_map(|i| [prepare(&i.title), prepare(&i.text)])
+        .flat_map(|i| {
+            [
+                prepare(&i.title).into_owned(),
+                prepare(&i.text).into_owned(),
+            ]
+        })
         .collect();
     let calls = prepared.iter().map(|p| p.lines().count()).sum::<usize>();
     let (d, _) = best_of(repeat, || {

@@ -239,6 +239,19 @@ pub fn fold_whitespace(s: &str) -> String {
     out
 }
 
+/// Whether [`fold_whitespace`] would return `s` unchanged (so it need not be copied).
+pub fn is_folded(s: &str) -> bool {
+    let mut prev_space = true; // the start counts as a space: no leading white space
+    for c in s.chars() {
+        let space = c == '\n' || c == '\r' || is_fold_space(c);
+        if space && (prev_space || !(c == ' ' || c == '\n')) {
+            return false;
+        }
+        prev_space = space;
+    }
+    !prev_space || s.is_empty()
+}
+
 /// One line of clean text: control characters removed, all white space folded to single spaces.
 pub fn one_line(s: &str) -> String {
     let cleaned: String = s
@@ -337,6 +350,30 @@ mod tests {
             one_line("月額3300円から\u{3000}初期設定は  簡単"),
             "月額3300円から\u{3000}初期設定は 簡単"
         );
+    }
+
+    #[test]
+    fn is_folded_agrees_with_fold_whitespace() {
+        for s in [
+            "",
+            "a",
+            "a b",
+            "a  b",
+            " a",
+            "a ",
+            "a\nb",
+            "a\n\nb",
+            "a \nb",
+            "a\r\nb",
+            "a\tb",
+            "日本\u{3000}銀行",
+            "\u{3000}",
+            "a\u{a0}b",
+            "\n",
+            " ",
+        ] {
+            assert_eq!(is_folded(s), fold_whitespace(s) == s, "{s:?}");
+        }
     }
 
     #[test]

@@ -99,20 +99,23 @@ fn word_list(text: &'static str) -> FxHashSet<&'static str> {
 
 /// Text ready for analysis: NFKC (full-width Latin and digits to ASCII, half-width katakana to
 /// full-width), URLs removed, white space folded.
-pub fn prepare(text: &str) -> String {
-    let normalized = nfkc(text);
-    if !normalized.contains("http") {
-        return crate::text::fold_whitespace(&normalized);
-    }
-    let mut out = String::with_capacity(normalized.len());
-    for (i, word) in normalized.split(' ').enumerate() {
-        let word = strip_urls(word);
-        if i > 0 {
-            out.push(' ');
+pub fn prepare(text: &str) -> Cow<'_, str> {
+    let mut s = nfkc(text);
+    if s.contains("http") {
+        let mut out = String::with_capacity(s.len());
+        for (i, word) in s.split(' ').enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&strip_urls(word));
         }
-        out.push_str(&word);
+        s = Cow::Owned(out);
     }
-    crate::text::fold_whitespace(&out)
+    if crate::text::is_folded(&s) {
+        s
+    } else {
+        Cow::Owned(crate::text::fold_whitespace(&s))
+    }
 }
 
 /// NFKC, with a fast path for what Japanese news text is made of: ASCII, kana, kanji and CJK
