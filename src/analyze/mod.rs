@@ -335,20 +335,57 @@ impl Analyzer {
     /// Analyses an item once: the title's candidates and, per sentence of the text, its
     /// candidates and content words. Keywords, the summary and document frequencies all read it.
     pub fn item_terms<'a>(&self, item: &'a Item) -> ItemTerms<'a> {
-        ItemTerms {
-            title: self.terms(&prepare(&item.title)),
-            sentences: sentences(&item.text)
-                .into_iter()
-                .map(|s| {
-                    let (terms, content) = self.analyse_prepared(&prepare(s));
-                    Sentence {
-                        text: s,
-                        terms,
-                        content,
-                    }
-                })
-                .collect(),
+        let sents = sentences(&item.text);
+        // The prepared sentences, one per line, go through the tokenizer in one call (the
+        // line breaks are white space to it, so no word spans two sentences); each token is then
+        // given back to its sentence by its offset.
+        let mut joined = String::with_capacity(item.title.len() + item.text.len() + sents.len());
+        joined.push_str(&prepare(&item.title));
+        let title_end = joined.len();
+        joined.push('\n');
+        let mut bounds = Vec::with_capacity(sents.len());
+        for s in &sents {
+            let start = joined.len();
+            joined.push_str(&prepare(s));
+            bounds.push((start, joined.len()));
+            joined.push('\n');
         }
+        let toks = self.tokens(&joined);
+        let title_len = toks
+            .iter()
+            .position(|t| t.start >= title_end)
+            .unwrap_or(toks.len());
+        let mut title = Vec::new();
+        self.line_terms(&toks[..title_len], &mut title);
+        let mut buf = String::new();
+        let mut rest = &toks[title_len..];
+        let sentences = sents
+            .into_iter()
+            .zip(bounds)
+            .map(|(s, (start, end))| {
+                let first = rest
+                    .iter()
+                    .position(|t| t.start >= start)
+                    .unwrap_or(rest.len());
+                let len = rest[first..]
+                    .iter()
+                    .position(|t| t.start >= end)
+                    .unwrap_or(rest.len() - first);
+                let own = &rest[first..first + len];
+                rest = &rest[first + len..];
+                let mut terms = Vec::new();
+                self.line_terms(own, &mut terms);
+                let mut content = Vec::new();
+                self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
+                content.sort_unstable();
+                Sentence {
+                    text: s,
+                    terms,
+                    content,
+                }
+            })
+            .collect();
+        ItemTerms { title, sentences }
     }
 
     fn line_terms(&self, toks: &[Tok], out: &mut Vec<Term>) {
