@@ -166,14 +166,15 @@ fn stationary(edges: &[Vec<(usize, f64)>], damping: f64) -> Vec<f64> {
             .expect("non-empty range");
         a.swap(col, pivot);
         let p = a[col][col];
-        for k in col..=n {
-            a[col][k] /= p;
+        for x in &mut a[col][col..] {
+            *x /= p;
         }
-        for r in 0..n {
-            if r != col && a[r][col] != 0.0 {
-                let f = a[r][col];
-                for k in col..=n {
-                    a[r][k] -= f * a[col][k];
+        let pivot_row = a[col].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != col && row[col] != 0.0 {
+                let f = row[col];
+                for (x, &y) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *x -= f * y;
                 }
             }
         }
