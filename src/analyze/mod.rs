@@ -12,6 +12,7 @@ pub mod summary;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use compact_str::{CompactString, format_compact};
 use lindera::mode::Mode;
 use lindera::segmenter::Segmenter;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -69,7 +70,8 @@ struct Tok<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Term {
     /// The matching form: lower case, English words stemmed.
-    pub key: String,
+    /// (Inline up to 24 bytes: most terms never touch the heap.)
+    pub key: CompactString,
     /// The readable form, as written, when it differs from `key` (see [`Term::display`]).
     pub written: Option<String>,
     /// An English phrase of two words (counts only when it recurs).
@@ -454,7 +456,7 @@ impl Analyzer {
         // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
         let weak = !first_upper && (lower.ends_with("ed") || lower.ends_with("ing"));
         out.push(Term {
-            key: self.stem(&lower),
+            key: self.stem(&lower).into(),
             written: Some(english_display(word)),
             phrase: false,
             weak,
@@ -473,7 +475,7 @@ impl Analyzer {
         // Two capitalised words make a name (GitHub Copilot, Veridian Semiconductor).
         let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
         out.push(Term {
-            key: format!("{} {}", self.stem(&la), self.stem(&lb)),
+            key: format_compact!("{} {}", self.stem(&la), self.stem(&lb)),
             written: Some(format!("{} {}", english_display(a), english_display(b))),
             phrase: true,
             weak: false,
@@ -533,9 +535,9 @@ impl Analyzer {
         }
         // Most Japanese words have no case: the key is the word, no second copy needed.
         let (key, written) = if has_upper(surface) {
-            (surface.to_lowercase(), Some(surface.to_string()))
+            (surface.to_lowercase().into(), Some(surface.to_string()))
         } else {
-            (surface.to_string(), None)
+            (CompactString::from(surface), None)
         };
         out.push(Term {
             key,
@@ -591,7 +593,12 @@ impl Analyzer {
         let mut terms = Vec::new();
         let mut out = Vec::new();
         self.scan(prepared, &mut terms, &mut |k| out.push(k.to_string()));
-        out.extend(terms.into_iter().filter(|t| !t.phrase).map(|t| t.key));
+        out.extend(
+            terms
+                .into_iter()
+                .filter(|t| !t.phrase)
+                .map(|t| t.key.into_string()),
+        );
         out
     }
 
@@ -610,7 +617,7 @@ impl Analyzer {
         for name in [category, site] {
             let p = prepare(name);
             excluded.insert(p.to_lowercase());
-            excluded.extend(self.terms(&p).into_iter().map(|t| t.key));
+            excluded.extend(self.terms(&p).into_iter().map(|t| t.key.into_string()));
         }
         let excluded = std::rc::Rc::new(excluded);
         CACHE.with(|c| {
@@ -656,7 +663,7 @@ impl Analyzer {
             .chain(text.map(|t| (t, false)))
             .enumerate()
         {
-            if excluded.contains(&t.key) {
+            if excluded.contains(t.key.as_str()) {
                 continue;
             }
             let c = cands.entry(t.key.as_str()).or_insert(Cand {
