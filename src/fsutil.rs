@@ -50,6 +50,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// 64-bit FNV-1a of `bytes`: a fixed, dependency-free hash for caches that outlive the process.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 /// An exclusive lock on the site, held while a run changes content/ or the fetch state.
 /// Released when dropped, and by the OS if the process dies.
 #[derive(Debug)]

@@ -818,12 +818,7 @@ fn has_upper(s: &str) -> bool {
 /// A term key's 64-bit FNV-1a hash: how document frequencies and sentence vectors store keys.
 /// Fixed here (not a library's hasher) because cached frequencies outlive the process.
 pub fn term_hash(key: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    crate::fsutil::fnv1a(key.as_bytes())
 }
 
 /// The readable form of an English word: as written (AWS, GitHub, Copilot); matching uses the

@@ -1,7 +1,9 @@
 //! The archive's item keys, for deciding what is new, without parsing the whole archive each run.
 //!
 //! A cache (`.matome/keys.json`, not committed) remembers each snapshot file's keys together with
-//! its size and modification time. A run parses only the files that are new or changed since —
+//! its size, modification time and content hash. A file whose time changed but whose bytes did
+//! not (every file of a fresh git clone, with the cache restored by CI) is recognised by its hash
+//! without being parsed. A run parses only the files that are new or changed since —
 //! normally none, or the current hour's — so an hourly fetch costs the same after a year as after
 //! a day. content/ stays the source of truth: a missing, unreadable or foreign cache is rebuilt
 //! from it, and any file whose size or time differs is parsed again.
@@ -11,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use anyhow::Result;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{ItemKey, load_paths, snapshot_paths};
 use crate::fsutil;
 
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// What a fetch run needs to know of the archive: the key of every archived item.
 #[derive(Debug, Default)]
@@ -39,6 +42,8 @@ struct Cache {
 struct FileKeys {
     size: u64,
     mtime_ns: u128,
+    /// [`fsutil::fnv1a`] of the file's bytes.
+    hash: u64,
     items: u64,
     /// Item ids by feed URL.
     feeds: BTreeMap<String, Vec<String>>,
@@ -81,21 +86,43 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
     };
     let mut fresh: BTreeMap<String, FileKeys> = BTreeMap::new();
     let mut stale: Vec<PathBuf> = Vec::new();
+    // Same size, another time: the bytes decide (read and hashed in parallel, not parsed).
+    let mut recheck: Vec<(String, PathBuf, FileKeys, u128)> = Vec::new();
     for p in paths {
         let name = rel(&p);
         match (cache.files.remove(&name), stamp(&p)) {
-            (Some(entry), Some((size, mtime_ns)))
-                if entry.size == size && entry.mtime_ns == mtime_ns =>
-            {
-                fresh.insert(name, entry);
+            (Some(entry), Some((size, mtime_ns))) if entry.size == size => {
+                if entry.mtime_ns == mtime_ns {
+                    fresh.insert(name, entry);
+                } else {
+                    recheck.push((name, p, entry, mtime_ns));
+                }
             }
             _ => stale.push(p),
         }
     }
-    let dropped = !cache.files.is_empty();
+    let mut dropped = !cache.files.is_empty();
+    let rechecked: Vec<(String, PathBuf, Option<FileKeys>)> = recheck
+        .into_par_iter()
+        .map(|(name, p, mut entry, mtime_ns)| {
+            let same = std::fs::read(&p).is_ok_and(|b| fsutil::fnv1a(&b) == entry.hash);
+            entry.mtime_ns = mtime_ns;
+            (name, p, same.then_some(entry))
+        })
+        .collect();
+    for (name, p, entry) in rechecked {
+        dropped = true; // the cache learns the new times
+        match entry {
+            Some(entry) => {
+                fresh.insert(name, entry);
+            }
+            None => stale.push(p),
+        }
+    }
     let parsed_files = stale.len();
     let parsed = load_paths(stale, |p, s| {
         let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
+        let hash = std::fs::read(&p).map(|b| fsutil::fnv1a(&b)).unwrap_or(0);
         let mut feeds: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for item in &s.items {
             feeds
@@ -106,6 +133,7 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
         let entry = FileKeys {
             size,
             mtime_ns,
+            hash,
             items: s.items.len() as u64,
             feeds,
         };
@@ -185,12 +213,36 @@ mod tests {
         assert_eq!((grown.items, grown.parsed_files), (4, 1));
         assert!(grown.keys.contains(&ItemKey::new("http://f/", "b2")));
 
+        // A fresh clone: every time changes, no byte does. Nothing is parsed.
+        let t = filetime_now_minus(3600);
+        for f in [&a, &b] {
+            std::fs::File::options()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        }
+        let cloned = load_keys(root).unwrap();
+        assert_eq!((cloned.items, cloned.parsed_files), (4, 0));
+        assert_eq!(cloned.keys, grown.keys);
+        // Same size, another time, other bytes (an edit): parsed.
+        let text = std::fs::read_to_string(&b).unwrap().replace("b2", "b3");
+        std::fs::write(&b, text).unwrap();
+        let edited = load_keys(root).unwrap();
+        assert_eq!(edited.parsed_files, 1);
+        assert!(edited.keys.contains(&ItemKey::new("http://f/", "b3")));
+
         // A deleted file's keys go; a broken cache is rebuilt.
         std::fs::remove_file(&a).unwrap();
         assert_eq!(load_keys(root).unwrap().items, 2);
         std::fs::write(cache_path(root), "{not json").unwrap();
         let rebuilt = load_keys(root).unwrap();
         assert_eq!((rebuilt.items, rebuilt.parsed_files), (2, 1));
+    }
+
+    fn filetime_now_minus(secs: u64) -> std::time::SystemTime {
+        std::time::SystemTime::now() - std::time::Duration::from_secs(secs)
     }
 
     #[test]
