@@ -899,25 +899,32 @@ pub fn annotate(items: &mut [Item], df: &DocFreq, settings: &AnalyzeSettings) {
     }
 }
 
+/// Items analysed at once by [`annotate_new`]: bounds the memory of a huge first run (each
+/// analysed item holds ~10 KB of terms) without touching the hourly case.
+const ANNOTATE_CHUNK: usize = 4096;
+
 /// Counts new `items` into `df`, then fills in their keywords and summaries: each item is
-/// analysed once for both.
+/// analysed once for both. A run of more than [`ANNOTATE_CHUNK`] items (a first import) is
+/// done a chunk at a time, each ranked against the archive and the chunks so far.
 pub fn annotate_new(items: &mut [Item], df: &mut DocFreq, settings: &AnalyzeSettings) {
     use rayon::prelude::*;
     let a = Analyzer::get();
-    let analysed: Vec<ItemTerms> = items.par_iter().map(|i| a.item_terms(i)).collect();
-    for t in &analysed {
-        df.add_keys(t.keys());
-    }
-    let df = &*df;
-    let results: Vec<(Vec<String>, String)> = analysed
-        .par_iter()
-        .zip(items.par_iter())
-        .map(|(t, item)| annotation(t, item, df, settings))
-        .collect();
-    drop(analysed);
-    for (item, (keywords, summary)) in items.iter_mut().zip(results) {
-        item.keywords = keywords;
-        item.summary = summary;
+    for chunk in items.chunks_mut(ANNOTATE_CHUNK) {
+        let analysed: Vec<ItemTerms> = chunk.par_iter().map(|i| a.item_terms(i)).collect();
+        for t in &analysed {
+            df.add_keys(t.keys());
+        }
+        let df = &*df;
+        let results: Vec<(Vec<String>, String)> = analysed
+            .par_iter()
+            .zip(chunk.par_iter())
+            .map(|(t, item)| annotation(t, item, df, settings))
+            .collect();
+        drop(analysed);
+        for (item, (keywords, summary)) in chunk.iter_mut().zip(results) {
+            item.keywords = keywords;
+            item.summary = summary;
+        }
     }
 }
 
