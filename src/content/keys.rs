@@ -16,7 +16,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemKey, load_paths, snapshot_paths};
+use super::{ItemKey, Snapshot, load_paths, snapshot_paths};
 use crate::fsutil;
 
 const VERSION: u32 = 2;
@@ -29,6 +29,8 @@ pub struct ArchiveKeys {
     pub items: u64,
     /// Snapshot files parsed this time (the rest came from the cache).
     pub parsed_files: usize,
+    /// The cache's entries, kept so a file this run writes can be added without a re-parse.
+    files: BTreeMap<String, FileKeys>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -36,6 +38,59 @@ struct Cache {
     version: u32,
     /// Keyed by the path relative to the site root.
     files: BTreeMap<String, FileKeys>,
+}
+
+#[derive(Serialize)]
+struct CacheRef<'a> {
+    version: u32,
+    files: &'a BTreeMap<String, FileKeys>,
+}
+
+fn rel_name(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
+    let cache = CacheRef {
+        version: VERSION,
+        files,
+    };
+    // The cache only saves time: failing to write it is not worth failing the run.
+    if let Ok(bytes) = serde_json::to_vec(&cache) {
+        let _ = fsutil::write_atomic(&cache_path(root), &bytes);
+    }
+}
+
+fn entry_for(path: &Path, s: &Snapshot) -> FileKeys {
+    let (size, mtime_ns) = stamp(path).unwrap_or((0, 0));
+    let hash = std::fs::read(path).map(|b| fsutil::fnv1a(&b)).unwrap_or(0);
+    let mut feeds: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for item in &s.items {
+        feeds
+            .entry(item.feed.clone())
+            .or_default()
+            .push(item.id.clone());
+    }
+    FileKeys {
+        size,
+        mtime_ns,
+        hash,
+        items: s.items.len() as u64,
+        feeds,
+    }
+}
+
+impl ArchiveKeys {
+    /// Records a snapshot this run has just written at `path`, so the next run finds its keys
+    /// in the cache instead of parsing it.
+    pub fn remember(&mut self, root: &Path, path: &Path, snapshot: &Snapshot) {
+        self.files
+            .insert(rel_name(root, path), entry_for(path, snapshot));
+        save_cache(root, &self.files);
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,12 +133,7 @@ fn load_cache(root: &Path) -> Cache {
 pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
     let paths = snapshot_paths(root)?;
     let mut cache = load_cache(root);
-    let rel = |p: &Path| {
-        p.strip_prefix(root)
-            .unwrap_or(p)
-            .to_string_lossy()
-            .replace('\\', "/")
-    };
+    let rel = |p: &Path| rel_name(root, p);
     let mut fresh: BTreeMap<String, FileKeys> = BTreeMap::new();
     let mut stale: Vec<PathBuf> = Vec::new();
     // Same size, another time: the bytes decide (read and hashed in parallel, not parsed).
@@ -121,22 +171,7 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
     }
     let parsed_files = stale.len();
     let parsed = load_paths(stale, |p, s| {
-        let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
-        let hash = std::fs::read(&p).map(|b| fsutil::fnv1a(&b)).unwrap_or(0);
-        let mut feeds: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for item in &s.items {
-            feeds
-                .entry(item.feed.clone())
-                .or_default()
-                .push(item.id.clone());
-        }
-        let entry = FileKeys {
-            size,
-            mtime_ns,
-            hash,
-            items: s.items.len() as u64,
-            feeds,
-        };
+        let entry = entry_for(&p, &s);
         (p, entry)
     })?;
     for (p, entry) in parsed {
@@ -154,15 +189,9 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
         }
     }
     if parsed_files > 0 || dropped {
-        let cache = Cache {
-            version: VERSION,
-            files: fresh,
-        };
-        // The cache only saves time: failing to write it is not worth failing the run.
-        if let Ok(bytes) = serde_json::to_vec(&cache) {
-            let _ = fsutil::write_atomic(&cache_path(root), &bytes);
-        }
+        save_cache(root, &fresh);
     }
+    out.files = fresh;
     Ok(out)
 }
 
@@ -243,6 +272,19 @@ mod tests {
 
     fn filetime_now_minus(secs: u64) -> std::time::SystemTime {
         std::time::SystemTime::now() - std::time::Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn a_file_written_by_the_run_is_remembered_without_a_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut keys = load_keys(root).unwrap();
+        let a = root.join("content/2021/07/20/0800.md");
+        let s = snap("2021-07-20T08:00:00+09:00", &["a1", "a2"]);
+        s.write(&a).unwrap();
+        keys.remember(root, &a, &s);
+        let next = load_keys(root).unwrap();
+        assert_eq!((next.items, next.parsed_files), (2, 0));
     }
 
     #[test]

@@ -173,9 +173,9 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     };
     // Everything archived so far: what "new" is measured against. A broken file stops the run,
     // because its items could not be recognised and would be archived twice.
-    let archive = content::load_keys(root)?;
+    let mut archive = content::load_keys(root)?;
     let archived_items = archive.items;
-    let mut seen = archive.keys;
+    let mut seen = std::mem::take(&mut archive.keys);
     let mut state = FetchState::load(root)?;
 
     let mut report = RunReport {
@@ -301,6 +301,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         snapshot
             .write(&path)
             .with_context(|| format!("writing snapshot {}", rel.display()))?;
+        archive.remember(root, &path, &snapshot);
         report.written = Some(rel);
     }
     if let Some(df) = df.take() {
