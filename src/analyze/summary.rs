@@ -203,9 +203,15 @@ pub fn sentences(s: &str) -> Vec<&str> {
     while let Some((i, c)) = chars.next() {
         let end = match c {
             '。' | '！' | '？' => Some(i + c.len_utf8()),
-            // ASCII marks end a sentence only before white space (not in `select!` or a URL).
+            // ASCII marks end a sentence only before white space (not in `select!` or a URL),
+            // and a full stop not after an abbreviation or an initial (Mr., U.S., J. Smith).
             '.' | '!' | '?' => match chars.peek() {
-                Some((_, n)) if n.is_whitespace() => Some(i + 1),
+                Some((_, n)) if n.is_whitespace() => {
+                    let next_word = s[i + 1..].trim_start().chars().next();
+                    let continues =
+                        next_word.is_some_and(|n| n.is_lowercase() || n.is_ascii_digit());
+                    (!(c == '.' && (continues || is_abbreviation(&s[start..i])))).then_some(i + 1)
+                }
                 None => Some(i + 1),
                 _ => None,
             },
@@ -227,9 +233,41 @@ pub fn sentences(s: &str) -> Vec<&str> {
     out
 }
 
+/// Abbreviations whose full stop does not end a sentence (lower case, without the stop).
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "inc", "ltd", "co", "corp", "vs",
+    "etc", "e.g", "i.e", "u.s", "u.k", "u.n", "e.u", "no", "fig", "approx", "est", "dept", "gov",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+];
+
+/// Whether the text before a full stop ends with an abbreviation or a single-letter initial.
+fn is_abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"')
+        .next()
+        .unwrap_or("");
+    let lower = word.to_ascii_lowercase();
+    ABBREVIATIONS.contains(&lower.as_str())
+        || (word.chars().count() == 1 && word.chars().all(|c| c.is_ascii_uppercase()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn english_abbreviations_and_initials_do_not_end_sentences() {
+        assert_eq!(
+            sentences(
+                "Mr. Smith met Dr. J. Doe at Acme Inc. in the U.S. last week. Prices rose e.g. in Jan. and fell. It ended."
+            ),
+            vec![
+                "Mr. Smith met Dr. J. Doe at Acme Inc. in the U.S. last week.",
+                "Prices rose e.g. in Jan. and fell.",
+                "It ended."
+            ]
+        );
+    }
 
     #[test]
     fn splits_japanese_and_english() {
