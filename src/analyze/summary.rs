@@ -102,7 +102,12 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
             e.1 /= out;
         }
     }
-    let rank = stationary(&edges, 0.85);
+    // News puts the point first: the walk restarts at a sentence with probability falling with
+    // its position (1, 1/2, 1/3 …), so a lead sentence that is also central wins (biased LexRank).
+    let lead: Vec<f64> = (0..n).map(|i| 1.0 / (i + 1) as f64).collect();
+    let total: f64 = lead.iter().sum();
+    let restart: Vec<f64> = lead.iter().map(|w| w / total).collect();
+    let rank = stationary(&edges, 0.85, &restart);
     // Ties go to the earlier sentence (news leads put the point first).
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| rank[y].total_cmp(&rank[x]).then(x.cmp(&y)));
@@ -137,17 +142,18 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
 }
 
 /// The stationary distribution of the damped random walk over `edges` (rows normalised to 1; an
-/// empty row jumps anywhere), solved exactly: r = (1-d)/n + d·Pᵀr is the linear system
-/// (I - d·Pᵀ) r = (1-d)/n, which Gaussian elimination settles in O(n³) for the few sentences of a
-/// feed item — cheaper than iterating to convergence, and the same every run.
-fn stationary(edges: &[Vec<(usize, f64)>], damping: f64) -> Vec<f64> {
+/// empty row jumps anywhere) that restarts according to `restart` (summing to 1), solved exactly:
+/// r = (1-d)·restart + d·Pᵀr is the linear system (I - d·Pᵀ) r = (1-d)·restart, which Gaussian
+/// elimination settles in O(n³) for the few sentences of a feed item — cheaper than iterating to
+/// convergence, and the same every run.
+fn stationary(edges: &[Vec<(usize, f64)>], damping: f64, restart: &[f64]) -> Vec<f64> {
     let n = edges.len();
     let uniform = 1.0 / n as f64;
-    // a[j][i] = -d·P[i][j], plus the identity; b = (1-d)/n.
+    // a[j][i] = -d·P[i][j], plus the identity; the last column is the right-hand side.
     let mut a = vec![vec![0.0f64; n + 1]; n];
     for (j, row) in a.iter_mut().enumerate() {
         row[j] = 1.0;
-        row[n] = (1.0 - damping) * uniform;
+        row[n] = (1.0 - damping) * restart[j];
     }
     for (i, row) in edges.iter().enumerate() {
         if row.is_empty() {
@@ -307,8 +313,8 @@ mod tests {
             vec![(0, 0.25), (1, 0.75)],
             vec![],
         ];
-        let exact = stationary(&edges, 0.85);
         let n = edges.len();
+        let exact = stationary(&edges, 0.85, &vec![1.0 / n as f64; n]);
         let mut rank = vec![1.0 / n as f64; n];
         for _ in 0..500 {
             let dangling: f64 = (0..n)
@@ -327,6 +333,16 @@ mod tests {
             assert!((a - b).abs() < 1e-12, "{exact:?} vs {rank:?}");
         }
         assert!((exact.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_lead_sentence_wins_among_equals() {
+        // Three sentences on one subject, too long to keep all: the first is kept.
+        let text = "日本銀行は政策金利を据え置いた。\
+            日本銀行は政策金利の据え置きを決めた。\
+            日本銀行の政策金利は据え置かれた。";
+        let s = lexrank(text, 20, 1);
+        assert_eq!(s, "日本銀行は政策金利を据え置いた。");
     }
 
     #[test]
