@@ -9,12 +9,12 @@ use crate::text;
 /// returned in their original order. A text that fits whole is returned whole.
 pub fn lexrank_summary(
     a: &Analyzer,
-    text_: &str,
+    body: &str,
     df: &DocFreq,
     budget: usize,
     max_sentences: usize,
 ) -> String {
-    let analysed: Vec<Sentence> = sentences(text_)
+    let analysed: Vec<Sentence> = sentences(body)
         .into_iter()
         .map(|s| Sentence {
             text: s,
@@ -417,25 +417,7 @@ mod tests {
             "{all}を使う。-1 は{all}を示す。0 は{all}を示す。引数の{}を確かめる。",
             words[..5].join("と")
         );
-        let summarise = || {
-            let analysed: Vec<Sentence> = sentences(&text)
-                .into_iter()
-                .map(|s| Sentence {
-                    text: s,
-                    terms: Vec::new(),
-                    content: {
-                        let mut c: Vec<u64> = a
-                            .content_keys(&prepare(s))
-                            .iter()
-                            .map(|k| term_hash(k))
-                            .collect();
-                        c.sort_unstable();
-                        c
-                    },
-                })
-                .collect();
-            super::lexrank(&analysed, &df, 200, 2)
-        };
+        let summarise = || lexrank_summary(a, &text, &df, 200, 2);
         let first = summarise();
         for _ in 0..200 {
             assert_eq!(summarise(), first);
