@@ -12,7 +12,7 @@ pub mod summary;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use compact_str::{CompactString, format_compact};
+use compact_str::CompactString;
 use lindera::mode::Mode;
 use lindera::segmenter::Segmenter;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -422,17 +422,26 @@ impl Analyzer {
                     t.surface.is_ascii() && !matches!(t.surface, "." | "!" | "?" | ":")
                 });
                 self.english_word(&word, mid_english_sentence, out);
-                // Phrases: Latin words separated by single spaces.
-                if i + 1 < toks.len()
-                    && toks[i].kind == Kind::Space
-                    && toks[i + 1].kind == Kind::Latin
-                {
-                    let mut j = i + 1;
-                    while j < toks.len() && matches!(toks[j].kind, Kind::Latin | Kind::Number) {
-                        j += 1;
+                // Phrases: the next one or two Latin words, each after a single space.
+                let next_word = |from: usize| -> Option<(String, usize)> {
+                    if from + 1 < toks.len()
+                        && toks[from].kind == Kind::Space
+                        && toks[from + 1].kind == Kind::Latin
+                    {
+                        let mut j = from + 1;
+                        while j < toks.len() && matches!(toks[j].kind, Kind::Latin | Kind::Number) {
+                            j += 1;
+                        }
+                        Some((toks[from + 1..j].iter().map(|t| t.surface).collect(), j))
+                    } else {
+                        None
                     }
-                    let next: String = toks[i + 1..j].iter().map(|t| t.surface).collect();
-                    self.english_phrase(&word, &next, out);
+                };
+                if let Some((second, j)) = next_word(i) {
+                    self.english_phrase(&[&word, &second], mid_english_sentence, out);
+                    if let Some((third, _)) = next_word(j) {
+                        self.english_phrase(&[&word, &second, &third], mid_english_sentence, out);
+                    }
                 }
                 continue;
             }
@@ -464,22 +473,30 @@ impl Analyzer {
         });
     }
 
-    fn english_phrase(&self, a: &str, b: &str, out: &mut Vec<Term>) {
-        let (la, lb) = (a.to_lowercase(), b.to_lowercase());
+    /// A phrase of two or three content words. `mid_sentence`: the first word does not start a
+    /// sentence (so its capital means something).
+    fn english_phrase(&self, words: &[&str], mid_sentence: bool, out: &mut Vec<Term>) {
+        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
         let content = |w: &str| {
             w.chars().count() >= 2 && !self.is_stop_en(w) && !w.chars().all(|c| c.is_ascii_digit())
         };
-        if !content(&la) || !content(&lb) {
+        if !lower.iter().all(|w| content(w)) {
             return;
         }
-        // Two capitalised words make a name (GitHub Copilot, Veridian Semiconductor).
+        // Capitalised words make a name (GitHub Copilot, Veridian Semiconductor), unless the
+        // first capital is only a sentence's.
         let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+        let inner_capital = |w: &str| w.chars().skip(1).any(char::is_uppercase);
+        let name = words.iter().all(|w| capital(w))
+            && (mid_sentence || inner_capital(words[0]) || words.len() > 2);
+        let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
+        let written: Vec<String> = words.iter().map(|w| english_display(w)).collect();
         out.push(Term {
-            key: format_compact!("{} {}", self.stem(&la), self.stem(&lb)),
-            written: Some(format!("{} {}", english_display(a), english_display(b))),
+            key: key.join(" ").into(),
+            written: Some(written.join(" ")),
             phrase: true,
             weak: false,
-            proper: capital(a) && capital(b),
+            proper: name,
         });
     }
 
@@ -679,6 +696,21 @@ impl Analyzer {
             c.tf += if in_title { 2.0 } else { 1.0 };
             c.count += 1;
             *c.displays.entry(t.display()).or_default() += 1;
+        }
+        // A phrase that only ever occurs inside a longer one ("small modular" in "small modular
+        // reactors") is that longer phrase's fragment.
+        let fragments: Vec<&str> = cands
+            .iter()
+            .filter(|(k, c)| {
+                c.phrase
+                    && cands.iter().any(|(l, d)| {
+                        d.phrase && l.len() > k.len() && l.contains(*k) && d.count >= c.count
+                    })
+            })
+            .map(|(k, _)| *k)
+            .collect();
+        for k in fragments {
+            cands.remove(k);
         }
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
@@ -1072,6 +1104,23 @@ mod tests {
             let want: String = s.nfkc().collect();
             assert_eq!(nfkc(s), want, "{s}");
         }
+    }
+
+    #[test]
+    fn recurring_three_word_phrases_and_sentence_initial_capitals() {
+        let a = Analyzer::get();
+        let it = item(
+            "海外TECH",
+            "Byteline",
+            "Misconfigured DNS change takes down small modular reactors",
+            "Engineers said small modular reactors rely on DNS. The small modular reactors were fine.",
+        );
+        let kw = a.keywords(&it, &DocFreq::default(), 3);
+        assert!(kw.contains(&"small modular reactors".to_string()), "{kw:?}");
+        assert!(
+            !kw.contains(&"Misconfigured DNS".to_string()),
+            "a sentence's first capital does not make a name: {kw:?}"
+        );
     }
 
     #[test]
