@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use chrono::{DateTime, Datelike, FixedOffset, TimeZone, Timelike};
+use chrono::{DateTime, Datelike, FixedOffset, Timelike};
 use rayon::prelude::*;
 use serde::Deserialize;
 
@@ -258,10 +258,6 @@ pub fn snapshot_rel_path(hour: &DateTime<FixedOffset>) -> PathBuf {
         .join(format!("{:02}{:02}.md", hour.hour(), hour.minute()))
 }
 
-/// Converts a zone-aware time to a fixed offset one.
-pub fn to_fixed<Tz: TimeZone>(t: &DateTime<Tz>) -> DateTime<FixedOffset> {
-    t.fixed_offset()
-}
 
 /// Every snapshot file under `content/`, sorted by path (so by time).
 pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
