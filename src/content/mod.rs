@@ -258,7 +258,6 @@ pub fn snapshot_rel_path(hour: &DateTime<FixedOffset>) -> PathBuf {
         .join(format!("{:02}{:02}.md", hour.hour(), hour.minute()))
 }
 
-
 /// Every snapshot file under `content/`, sorted by path (so by time).
 pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
     let dir = root.join(CONTENT_DIR);
