@@ -42,23 +42,87 @@ impl Rng {
 }
 
 const CATEGORIES: &[&str] = &[
-    "IT", "AWS", "Program", "金融", "海外TECH", "ニュース", "ビジネス", "科学", "GCP", "Azure",
-    "北海道", "セキュリティ", "スマホ", "ゲーム", "経済", "政治", "国際", "スポーツ", "エンタメ",
+    "IT",
+    "AWS",
+    "Program",
+    "金融",
+    "海外TECH",
+    "ニュース",
+    "ビジネス",
+    "科学",
+    "GCP",
+    "Azure",
+    "北海道",
+    "セキュリティ",
+    "スマホ",
+    "ゲーム",
+    "経済",
+    "政治",
+    "国際",
+    "スポーツ",
+    "エンタメ",
     "ライフ",
 ];
 
 const JA_STEMS: &[&str] = &[
-    "日本銀行", "気候変動", "半導体", "生成AI", "クラウド", "脆弱性", "ランサムウェア", "電気自動車",
-    "決算", "営業利益", "東京証券取引所", "デジタル庁", "マイナンバーカード", "長期金利", "円安",
-    "日経平均株価", "量子コンピューター", "データセンター", "サプライチェーン", "個人情報", "再生可能エネルギー",
-    "自動運転", "スマートフォン", "通信障害", "新NISA", "賃上げ", "物価上昇", "訪日外国人", "暗号資産",
-    "金融政策", "大規模言語モデル", "オープンソース", "不正アクセス", "サイバー攻撃", "宇宙開発",
+    "日本銀行",
+    "気候変動",
+    "半導体",
+    "生成AI",
+    "クラウド",
+    "脆弱性",
+    "ランサムウェア",
+    "電気自動車",
+    "決算",
+    "営業利益",
+    "東京証券取引所",
+    "デジタル庁",
+    "マイナンバーカード",
+    "長期金利",
+    "円安",
+    "日経平均株価",
+    "量子コンピューター",
+    "データセンター",
+    "サプライチェーン",
+    "個人情報",
+    "再生可能エネルギー",
+    "自動運転",
+    "スマートフォン",
+    "通信障害",
+    "新NISA",
+    "賃上げ",
+    "物価上昇",
+    "訪日外国人",
+    "暗号資産",
+    "金融政策",
+    "大規模言語モデル",
+    "オープンソース",
+    "不正アクセス",
+    "サイバー攻撃",
+    "宇宙開発",
 ];
 
 const EN_WORDS: &[&str] = &[
-    "Kubernetes", "Rust", "ransomware", "chipmaker", "antitrust", "smartphone", "open source",
-    "data center", "AI accelerator", "cloud outage", "supply chain", "zero-day", "WebAssembly",
-    "quantum computing", "electric vehicle", "passkeys", "browser", "Linux", "database", "GPU",
+    "Kubernetes",
+    "Rust",
+    "ransomware",
+    "chipmaker",
+    "antitrust",
+    "smartphone",
+    "open source",
+    "data center",
+    "AI accelerator",
+    "cloud outage",
+    "supply chain",
+    "zero-day",
+    "WebAssembly",
+    "quantum computing",
+    "electric vehicle",
+    "passkeys",
+    "browser",
+    "Linux",
+    "database",
+    "GPU",
 ];
 
 fn main() {
@@ -91,7 +155,11 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
             } else {
                 format!("ニュースサイト{i}")
             };
-            (name, category, format!("https://feeds{i}.example.com/rss.xml"))
+            (
+                name,
+                category,
+                format!("https://feeds{i}.example.com/rss.xml"),
+            )
         })
         .collect();
     // Keywords: Japanese stems combined into compounds, plus English words: a Zipf vocabulary.
@@ -146,7 +214,10 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
             };
             let summary: String = text.chars().take(120).collect();
             items.push(Item {
-                id: format!("https://{}/articles/{h}/{n}", feed.trim_start_matches("https://")),
+                id: format!(
+                    "https://{}/articles/{h}/{n}",
+                    feed.trim_start_matches("https://")
+                ),
                 feed: feed.clone(),
                 category: category.to_string(),
                 site: site.clone(),
