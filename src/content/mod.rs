@@ -355,6 +355,74 @@ mod tests {
         assert_eq!(Snapshot::parse(&text, "x.md").unwrap(), s);
     }
 
+    /// Any text a feed can put in a field survives writing and reading, and never breaks the
+    /// file's shape (no raw `+++` line, one block per item).
+    #[test]
+    fn hostile_field_text_round_trips() {
+        const PIECES: &[&str] = &[
+            "+++",
+            "\n+++\n",
+            "\"",
+            "\\",
+            "'''",
+            "\"\"\"",
+            "[[items]]",
+            "\n",
+            "\r\n",
+            "\t",
+            "\u{0}",
+            "\u{7}",
+            "\u{1b}[31m",
+            "\u{7f}",
+            "\u{85}",
+            "\u{2028}",
+            "\u{feff}",
+            "日本銀行",
+            "🫠",
+            "#",
+            "=",
+            "key = \"x\"",
+            "\\u0041",
+            "]",
+            "{",
+            " ",
+            "",
+        ];
+        let mut seed: u64 = 0x1234_5678_9abc_def1;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..500 {
+            let mut field = || {
+                let n = (next() % 6) as usize;
+                (0..n)
+                    .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                    .collect::<String>()
+            };
+            let mut s = snapshot();
+            let it = &mut s.items[0];
+            it.id = field();
+            it.title = field();
+            it.site = field();
+            it.link = field();
+            it.summary = field();
+            it.text = field();
+            it.keywords = vec![field(), field()];
+            s.body = field();
+            let text = s.to_text();
+            let back = Snapshot::parse(&text, "x.md").unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(back, s, "{text}");
+            let fences = text.lines().filter(|l| l.trim_end() == "+++").count();
+            let body_fences = s.body.lines().filter(|l| l.trim_end() == "+++").count();
+            assert_eq!(fences, 2 + body_fences, "{text}");
+            let front_matter = &text[..text.len() - s.body.len()];
+            assert_eq!(front_matter.matches("\n[[items]]\n").count(), 2, "{text}");
+        }
+    }
+
     #[test]
     fn format_is_one_block_per_item_in_key_order() {
         let text = snapshot().to_text();
