@@ -376,6 +376,74 @@ mod tests {
         }
     }
 
+    /// Arbitrary markup never panics and never lets control or invisible characters through
+    /// (the text is plain: pages escape it when rendering).
+    #[test]
+    fn arbitrary_markup_is_handled() {
+        const PIECES: &[&str] = &[
+            "<",
+            ">",
+            "&",
+            ";",
+            "&amp;",
+            "&#x",
+            "&#",
+            "12",
+            "<script>",
+            "</script>",
+            "<SCRIPT x='>'>",
+            "alert(1)",
+            "<style>",
+            "</style",
+            "<!--",
+            "-->",
+            "<![CDATA[",
+            "]]>",
+            "<p>",
+            "</p>",
+            "<a href=\"x\">",
+            "日本",
+            "🫠",
+            "\u{7}",
+            "\u{1b}",
+            "\u{200b}",
+            " ",
+            "\n",
+            "\"",
+            "'",
+            "<br/>",
+            "<img src=x onerror=alert(1)>",
+            "&nbsp;",
+            "&hellip",
+            "<?xml?>",
+            "<!DOCTYPE x>",
+        ];
+        let mut seed: u64 = 0xdead_beef_cafe_f00d;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let n = (next() % 12) as usize;
+            let html: String = (0..n)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            let text = html_to_text(&html);
+            assert!(
+                !text.chars().any(|c| c.is_control() && c != '\n'),
+                "{html:?} → {text:?}"
+            );
+            assert!(
+                !text.chars().any(|c| c == '\u{200b}'),
+                "{html:?} → {text:?}"
+            );
+            let line = one_line(&text);
+            assert!(!line.contains('\n'));
+        }
+    }
+
     #[test]
     fn truncation_counts_characters() {
         assert_eq!(truncate_chars("日本銀行", 10), "日本銀行");
