@@ -42,19 +42,14 @@ impl DocFreq {
         }
     }
 
-    /// Counts items, analysing them in parallel.
-    pub fn add_items<'a>(&mut self, items: impl IntoParallelIterator<Item = &'a Item>) {
-        let a = Analyzer::get();
-        let sets: Vec<FxHashSet<u64>> = items.into_par_iter().map(|i| a.doc_keys(i)).collect();
-        for s in sets {
-            self.add_keys(s);
-        }
-    }
-
-    /// Frequencies over `items` from scratch.
+    /// Frequencies over `items` from scratch, analysing them in parallel.
     pub fn from_items(items: &[&Item]) -> DocFreq {
+        let a = Analyzer::get();
+        let sets: Vec<FxHashSet<u64>> = items.par_iter().map(|i| a.item_terms(i).keys()).collect();
         let mut df = DocFreq::default();
-        df.add_items(items.par_iter().copied());
+        for s in sets {
+            df.add_keys(s);
+        }
         df
     }
 

@@ -315,7 +315,8 @@ impl Analyzer {
     }
 
     /// One tokenisation of prepared text giving its keyword candidates, and its content-word
-    /// keys (see [`Analyzer::content_keys`]) passed to `content`.
+    /// keys (nouns and Latin words, stemmed: what sentence similarity and search compare) passed
+    /// to `content`.
     fn scan(&self, prepared: &str, terms: &mut Vec<Term>, content: &mut dyn FnMut(&str)) {
         let mut buf = String::new();
         for line in prepared.lines() {
@@ -326,7 +327,7 @@ impl Analyzer {
     }
 
     /// Candidates and hashed content-word keys ([`term_hash`], sorted) of prepared text.
-    fn analyse_prepared(&self, prepared: &str) -> (Vec<Term>, Vec<u64>) {
+    pub(crate) fn analyse_prepared(&self, prepared: &str) -> (Vec<Term>, Vec<u64>) {
         let mut terms = Vec::new();
         let mut content = Vec::new();
         self.scan(prepared, &mut terms, &mut |k| content.push(term_hash(k)));
@@ -563,20 +564,6 @@ impl Analyzer {
             weak,
             proper: false,
         });
-    }
-
-    /// The distinct term keys of an item (title and text), hashed: what document frequencies
-    /// count.
-    pub fn doc_keys(&self, item: &Item) -> FxHashSet<u64> {
-        self.item_terms(item).keys()
-    }
-
-    /// Content-word keys of prepared text, one per token (nouns and Latin words, stemmed):
-    /// what sentence similarity (and search) compare.
-    pub fn content_keys(&self, prepared: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        self.scan(prepared, &mut Vec::new(), &mut |k| out.push(k.to_string()));
-        out
     }
 
     fn content_of(&self, toks: &[Tok], buf: &mut String, emit: &mut dyn FnMut(&str)) {

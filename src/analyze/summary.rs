@@ -1,39 +1,12 @@
 //! Extractive summaries: sentence splitting and LexRank.
 
-use super::{Analyzer, DocFreq, Sentence, prepare, term_hash};
+use super::{DocFreq, Sentence};
 use crate::text;
 
 /// LexRank: sentences are nodes, edges are the IDF-weighted cosine similarity of their content
 /// words (above a threshold), and the stationary distribution of a damped random walk ranks
 /// them. The best-ranked sentences that fit `budget` characters (at most `max_sentences`) are
 /// returned in their original order. A text that fits whole is returned whole.
-pub fn lexrank_summary(
-    a: &Analyzer,
-    body: &str,
-    df: &DocFreq,
-    budget: usize,
-    max_sentences: usize,
-) -> String {
-    let analysed: Vec<Sentence> = sentences(body)
-        .into_iter()
-        .map(|s| Sentence {
-            text: s,
-            terms: Vec::new(),
-            content: {
-                let mut c: Vec<u64> = a
-                    .content_keys(&prepare(s))
-                    .iter()
-                    .map(|k| term_hash(k))
-                    .collect();
-                c.sort_unstable();
-                c
-            },
-        })
-        .collect();
-    lexrank(&analysed, df, budget, max_sentences)
-}
-
-/// [`lexrank_summary`] over sentences already analysed.
 pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences: usize) -> String {
     let sents: Vec<&str> = analysed.iter().map(|s| s.text).collect();
     if sents.is_empty() || budget == 0 || max_sentences == 0 {
@@ -259,7 +232,27 @@ fn is_abbreviation(before: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Analyzer, prepare, term_hash};
     use super::*;
+
+    /// [`lexrank`] over a text analysed sentence by sentence.
+    fn lexrank_summary(
+        a: &Analyzer,
+        body: &str,
+        df: &DocFreq,
+        budget: usize,
+        max_sentences: usize,
+    ) -> String {
+        let analysed: Vec<Sentence> = sentences(body)
+            .into_iter()
+            .map(|s| Sentence {
+                text: s,
+                terms: Vec::new(),
+                content: a.analyse_prepared(&prepare(s)).1,
+            })
+            .collect();
+        super::lexrank(&analysed, df, budget, max_sentences)
+    }
 
     #[test]
     fn english_abbreviations_and_initials_do_not_end_sentences() {

@@ -64,9 +64,10 @@ fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
     }
 }
 
-fn entry_for(path: &Path, s: &Snapshot) -> FileKeys {
+/// The cache entry of the snapshot `s` read from `path`, whose bytes are `text`.
+fn entry_for(path: &Path, text: &str, s: &Snapshot) -> FileKeys {
     let (size, mtime_ns) = stamp(path).unwrap_or((0, 0));
-    let hash = std::fs::read(path).map(|b| fsutil::fnv1a(&b)).unwrap_or(0);
+    let hash = fsutil::fnv1a(text.as_bytes());
     let mut feeds: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for item in &s.items {
         feeds
@@ -84,11 +85,11 @@ fn entry_for(path: &Path, s: &Snapshot) -> FileKeys {
 }
 
 impl ArchiveKeys {
-    /// Records a snapshot this run has just written at `path`, so the next run finds its keys
-    /// in the cache instead of parsing it.
-    pub fn remember(&mut self, root: &Path, path: &Path, snapshot: &Snapshot) {
+    /// Records a snapshot this run has just written at `path` (its text `text`), so the next
+    /// run finds its keys in the cache instead of parsing it.
+    pub fn remember(&mut self, root: &Path, path: &Path, text: &str, snapshot: &Snapshot) {
         self.files
-            .insert(rel_name(root, path), entry_for(path, snapshot));
+            .insert(rel_name(root, path), entry_for(path, text, snapshot));
         save_cache(root, &self.files);
     }
 }
@@ -170,8 +171,8 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
         }
     }
     let parsed_files = stale.len();
-    let parsed = load_paths(stale, |p, s| {
-        let entry = entry_for(&p, &s);
+    let parsed = load_paths(stale, |p, text, s| {
+        let entry = entry_for(&p, text, &s);
         (p, entry)
     })?;
     for (p, entry) in parsed {
@@ -282,7 +283,7 @@ mod tests {
         let a = root.join("content/2021/07/20/0800.md");
         let s = snap("2021-07-20T08:00:00+09:00", &["a1", "a2"]);
         s.write(&a).unwrap();
-        keys.remember(root, &a, &s);
+        keys.remember(root, &a, &s.to_text(), &s);
         let next = load_keys(root).unwrap();
         assert_eq!((next.items, next.parsed_files), (2, 0));
     }

@@ -280,23 +280,23 @@ pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
 /// All snapshots of a site, parsed in parallel. Every broken file is reported (path and line),
 /// not just the first.
 pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
-    load_each(root, |p, s| (p, s))
+    load_paths(snapshot_paths(root)?, |p, _, s| (p, s))
 }
 
-/// Parses every snapshot in parallel and maps each with `f`; all broken files are reported.
-fn load_each<T: Send>(root: &Path, f: impl Fn(PathBuf, Snapshot) -> T + Sync) -> Result<Vec<T>> {
-    load_paths(snapshot_paths(root)?, f)
-}
-
-/// Parses the given snapshot files in parallel and maps each with `f`; all broken files are
-/// reported, each with its path and line.
+/// Parses the given snapshot files in parallel and maps each with `f` (given the path, the
+/// file's text and the snapshot); all broken files are reported, each with its path and line.
 pub(crate) fn load_paths<T: Send>(
     paths: Vec<PathBuf>,
-    f: impl Fn(PathBuf, Snapshot) -> T + Sync,
+    f: impl Fn(PathBuf, &str, Snapshot) -> T + Sync,
 ) -> Result<Vec<T>> {
     let results: Vec<Result<T>> = paths
         .into_par_iter()
-        .map(|p| Snapshot::load(&p).map(|s| f(p, s)))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p)
+                .with_context(|| format!("reading snapshot {}", p.display()))?;
+            let s = Snapshot::parse(&text, &p.display().to_string())?;
+            Ok(f(p, &text, s))
+        })
         .collect();
     let mut ok = Vec::with_capacity(results.len());
     let mut errors = Vec::new();

@@ -195,7 +195,7 @@ fn classify(e: reqwest::Error, settings: &FetchSettings) -> FetchError {
 
 /// The error with its causes, "a: b: c", without repeating the URL reqwest puts in front.
 fn source_chain(e: &reqwest::Error) -> String {
-    let mut parts = vec![e.without_url_ref()];
+    let mut parts = vec![without_url(e)];
     let mut src = std::error::Error::source(e);
     while let Some(s) = src {
         let text = s.to_string();
@@ -207,17 +207,12 @@ fn source_chain(e: &reqwest::Error) -> String {
     parts.join(": ")
 }
 
-trait WithoutUrl {
-    fn without_url_ref(&self) -> String;
-}
-
-impl WithoutUrl for reqwest::Error {
-    fn without_url_ref(&self) -> String {
-        let s = self.to_string();
-        match self.url() {
-            Some(u) => s.replace(&format!(" for url ({u})"), ""),
-            None => s,
-        }
+/// The error's message without the " for url (…)" reqwest adds (the feed URL is printed anyway).
+fn without_url(e: &reqwest::Error) -> String {
+    let s = e.to_string();
+    match e.url() {
+        Some(u) => s.replace(&format!(" for url ({u})"), ""),
+        None => s,
     }
 }
 

@@ -69,7 +69,6 @@ pub struct Deferred {
 /// The end of a run, for the summary and the exit status.
 #[derive(Debug, Default)]
 pub struct RunReport {
-    pub now: Option<DateTime<FixedOffset>>,
     pub feeds: usize,
     pub ok: usize,
     pub not_modified: usize,
@@ -179,7 +178,6 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     let mut state = FetchState::load(root)?;
 
     let mut report = RunReport {
-        now: Some(now),
         feeds: config.feeds.len(),
         ..Default::default()
     };
@@ -298,16 +296,15 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         snapshot.items.extend(new_items);
         // The snapshot lands before the state: if the run dies in between, the next run fetches
         // again (the old validators) and finds the items already archived.
-        snapshot
-            .write(&path)
+        let text = snapshot.to_text();
+        crate::fsutil::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("writing snapshot {}", rel.display()))?;
-        archive.remember(root, &path, &snapshot);
+        archive.remember(root, &path, &text, &snapshot);
         report.written = Some(rel);
     }
     if let Some(df) = df.take() {
         df.save(root)?;
     }
-    state.version = 1;
     state.save(root)?;
     Ok(report)
 }

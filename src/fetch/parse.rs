@@ -163,7 +163,6 @@ pub fn to_item(entry: &Entry, cx: &ItemContext) -> Item {
         }
         None => cx.now,
     };
-    let published = published.with_timezone(&cx.tz).fixed_offset();
     let title = text::one_line(&entry.title);
     let body = text::truncate_chars(&entry.text, cx.settings.max_text_chars);
     let title = if title.is_empty() {

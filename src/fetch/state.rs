@@ -82,7 +82,11 @@ impl FetchState {
 
     /// Writes the state atomically.
     pub fn save(&self, root: &Path) -> Result<()> {
-        let mut text = serde_json::to_string_pretty(self).expect("state serialises");
+        let current = FetchState {
+            version: VERSION,
+            ..self.clone()
+        };
+        let mut text = serde_json::to_string_pretty(&current).expect("state serialises");
         text.push('\n');
         fsutil::write_atomic(&Self::path(root), text.as_bytes())
     }
