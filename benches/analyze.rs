@@ -42,6 +42,9 @@
 //! a profiler: `perf record --call-graph dwarf target/release/deps/analyze-* --bench`),
 //! `MATOME_BENCH_DUMP=file` (write every item's keywords and summary there, one line each).
 
+#[path = "common/mod.rs"]
+mod common;
+use common::{Rng, env_usize};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -61,32 +64,6 @@ mod ipadic {
 const KEYWORDS: usize = 3;
 const SUMMARY_CHARS: usize = 200;
 const SUMMARY_SENTENCES: usize = 3;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
-        Err(_) => default,
-    }
-}
-
-/// A small deterministic generator (xorshift64*), so every run cuts the same items.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + (self.next() % (hi - lo + 1) as u64) as usize
-    }
-}
 
 fn take_chars(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {

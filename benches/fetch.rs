@@ -40,6 +40,9 @@
 #[path = "../tests/it/support/server.rs"]
 mod server;
 
+#[path = "common/mod.rs"]
+mod common;
+use common::env_usize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -70,16 +73,6 @@ struct Params {
     keep: bool,
     fresh_checkout: bool,
     wrap: Option<String>,
-}
-
-fn env_usize(name: &str, default: usize) -> usize {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
-        Err(_) => default,
-    }
 }
 
 fn env_flag(name: &str) -> bool {

@@ -14,32 +14,9 @@ use std::path::PathBuf;
 use chrono::{DateTime, Duration, FixedOffset, TimeZone};
 use matome::content::{Item, Snapshot, digest_hour, snapshot_rel_path};
 
-/// xorshift64*: small, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    /// A Zipf(1)-distributed index in 0..n (rank r with probability ∝ 1/(r+1)).
-    fn zipf(&mut self, n: usize, harmonic: f64) -> usize {
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * harmonic;
-        let mut acc = 0.0;
-        for r in 0..n {
-            acc += 1.0 / (r + 1) as f64;
-            if acc >= u {
-                return r;
-            }
-        }
-        n - 1
-    }
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::Rng;
 
 const CATEGORIES: &[&str] = &[
     "IT",

@@ -12,3 +12,6 @@ pub mod fetch;
 pub mod fsutil;
 pub mod import;
 pub mod text;
+
+#[cfg(test)]
+mod test_rng;

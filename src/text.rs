@@ -418,18 +418,9 @@ mod tests {
             "<?xml?>",
             "<!DOCTYPE x>",
         ];
-        let mut seed: u64 = 0xdead_beef_cafe_f00d;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::test_rng::XorShift(0xdead_beef_cafe_f00d);
         for _ in 0..3000 {
-            let n = (next() % 12) as usize;
-            let html: String = (0..n)
-                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
-                .collect();
+            let html = rng.text(PIECES, 12);
             let text = html_to_text(&html);
             assert!(
                 !text.chars().any(|c| c.is_control() && c != '\n'),

@@ -388,20 +388,9 @@ mod tests {
             " ",
             "",
         ];
-        let mut seed: u64 = 0x1234_5678_9abc_def1;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::test_rng::XorShift(0x1234_5678_9abc_def1);
         for _ in 0..500 {
-            let mut field = || {
-                let n = (next() % 6) as usize;
-                (0..n)
-                    .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
-                    .collect::<String>()
-            };
+            let mut field = || rng.text(PIECES, 6);
             let mut s = snapshot();
             let it = &mut s.items[0];
             it.id = field();
