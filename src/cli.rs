@@ -30,6 +30,19 @@ pub enum Command {
     /// Recompute 頻出ワード and summaries of archived items (after a stop-word or dictionary
     /// change), rewriting only the snapshot files that change.
     Analyze(AnalyzeArgs),
+    /// Render content/ into the static site (public/ by default), re-rendering only the pages
+    /// that changed since the last build.
+    Build(BuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The site's public URL, overriding `base_url` in matome.toml (e.g. the GitHub Pages URL).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The output folder (default: public/ in the site root).
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -73,6 +86,27 @@ fn parse_rfc3339(s: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, Strin
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Fetch(args) => fetch(&cli.root, args),
+        Command::Build(args) => {
+            let r = crate::render::build(
+                &cli.root,
+                &crate::render::BuildOptions {
+                    base_url: args.base_url,
+                    output: args.output,
+                },
+            )?;
+            println!(
+                "built {} ({} digests, {} items): {} files, {} rendered, {} written, {} removed in {:.2} s",
+                r.output.display(),
+                r.digests,
+                r.items,
+                r.pages,
+                r.rendered,
+                r.written,
+                r.removed,
+                r.elapsed.as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Analyze(args) => {
             let r = crate::analyze::reanalyze(&cli.root, args.all)?;
             println!(

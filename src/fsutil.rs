@@ -50,6 +50,42 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Writes `bytes` to `path` unless the file already holds exactly them (so an unchanged output
+/// keeps its modification time). Replaces by rename, so a reader never sees half a file; no
+/// fsync, because build output is derived and can always be written again. Returns whether it
+/// wrote.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && meta.len() == bytes.len() as u64
+        && std::fs::read(path).is_ok_and(|old| old == bytes)
+    {
+        return Ok(false);
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating folder {}", dir.display()))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".matome.")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = tmp
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    tmp.write_all(bytes)
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("replacing {}", path.display()))?;
+    Ok(true)
+}
+
 /// 64-bit FNV-1a of `bytes`: a fixed, dependency-free hash for caches that outlive the process.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

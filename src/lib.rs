@@ -2,7 +2,8 @@
 //!
 //! The pipeline (see ARCHITECTURE.md): [`config`] reads matome.toml; [`fetch`] turns feeds into
 //! dated snapshot files that [`content`] owns; [`analyze`] and [`text`] prepare item text;
-//! [`import`] adds feeds from OPML or CSV; [`cli`] is the command line over all of it.
+//! [`import`] adds feeds from OPML or CSV; [`render`] builds the site from the archive; [`cli`] is
+//! the command line over all of it.
 
 pub mod analyze;
 pub mod cli;
@@ -11,6 +12,7 @@ pub mod content;
 pub mod fetch;
 pub mod fsutil;
 pub mod import;
+pub mod render;
 pub mod text;
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use crate::fsutil;
 
+pub mod archive;
 pub mod keys;
 pub use keys::{ArchiveKeys, load_keys};
 

@@ -2,6 +2,7 @@
 //! module under `tests/it/`, so the test binary is linked only once.
 
 mod archive;
+mod build;
 mod fetch;
 mod import;
 mod quality;

@@ -4,6 +4,7 @@
 
 pub mod server;
 pub mod site;
+pub mod web;
 
 pub use server::{Request, Response, TestServer};
 pub use site::{FeedSpec, FetchConfig, RunOutput, Site, SiteConfig};

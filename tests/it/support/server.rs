@@ -37,6 +37,9 @@ pub const GZIP_BOMB_SIZE: u64 = 512 << 20;
 
 const MAX_REQUEST_HEAD: usize = 64 * 1024;
 const REQUEST_HEAD_DEADLINE: Duration = Duration::from_secs(10);
+/// The route that answers any path no other route matches.
+pub const FALLBACK: &str = "*";
+
 const POLL: Duration = Duration::from_millis(20);
 
 // ---------------------------------------------------------------------------
@@ -575,7 +578,7 @@ impl TestServer {
 
     /// Register (or replace) the handler for `path`. `path` is matched against
     /// the full request target first (`/feed?x=1`), then against the path
-    /// without query string.
+    /// without query string; [`FALLBACK`] (`*`) answers every other path.
     pub fn route(&self, path: &str, handler: impl IntoHandler) -> &Self {
         self.shared
             .routes
@@ -812,6 +815,7 @@ fn handle_connection(mut stream: TcpStream, peer: SocketAddr, shared: Arc<Shared
         routes
             .get(&request.target)
             .or_else(|| routes.get(&request.path))
+            .or_else(|| routes.get(FALLBACK))
             .cloned()
     };
     let response = match handler {

@@ -1,0 +1,524 @@
+//! The loaded archive: every digest and item the site is built from, with its indexes.
+//!
+//! Loading a year of snapshots (400,000 items, 330 MB of TOML) takes seconds, so the build keeps
+//! what it needs of each file — digest times, and per item the title, link, site, category,
+//! publication time and keywords, not the long texts — in a cache under `.matome/archive/`, one
+//! file per month. A file whose size and time (or, after a fresh clone, whose bytes) match its
+//! cache entry is not parsed; only the month chunks that changed are rewritten. content/ stays
+//! the only source of truth: a missing or foreign cache is rebuilt from it, and a file that no
+//! longer parses is reported with its path and line like everywhere else.
+//!
+//! Summaries and the Markdown body are read from the snapshot file itself when a page needs them
+//! ([`Archive::snapshot`]); only digest pages and feeds do.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, FixedOffset, TimeZone, Utc};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use super::{Snapshot, load_paths, snapshot_paths};
+use crate::fsutil;
+
+const CACHE_VERSION: u32 = 1;
+
+/// One digest (snapshot file) of the archive.
+#[derive(Debug, Clone)]
+pub struct Digest {
+    /// The file, absolute.
+    pub path: PathBuf,
+    /// The hour it is for, in the offset the file gives.
+    pub hour: DateTime<FixedOffset>,
+    /// The last run that added to it.
+    pub updated: DateTime<FixedOffset>,
+    /// [`fsutil::fnv1a`] of the file's bytes: changes whenever anything in it does.
+    pub hash: u64,
+    /// Its items, as indexes into [`Archive::items`].
+    pub items: Range<u32>,
+    /// Whether the curator wrote a Markdown body.
+    pub has_body: bool,
+}
+
+/// One item as list pages show it.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Index of its digest in [`Archive::digests`].
+    pub digest: u32,
+    /// Position in its snapshot file.
+    pub index: u32,
+    pub title: String,
+    pub link: String,
+    pub site: u32,
+    pub category: u32,
+    /// Seconds since the epoch.
+    pub published: i64,
+    pub keywords: Vec<u32>,
+}
+
+/// Interned names (categories, sites or keywords) in order of first appearance.
+#[derive(Debug, Default)]
+pub struct Names {
+    /// The name as shown (for keywords: the first written form seen).
+    pub names: Vec<String>,
+    /// The items that carry each name, oldest first (archive order).
+    pub items: Vec<Vec<u32>>,
+    index: FxHashMap<String, u32>,
+    /// Keywords only: lower-cased keys, so "Apple" and "apple" are one keyword.
+    folded: FxHashMap<String, u32>,
+}
+
+impl Names {
+    fn intern(&mut self, name: &str, fold: bool) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let key = if fold {
+            Some(name.to_lowercase())
+        } else {
+            None
+        };
+        if let Some(k) = &key
+            && let Some(&i) = self.folded.get(k)
+        {
+            self.index.insert(name.to_string(), i);
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.items.push(Vec::new());
+        self.index.insert(name.to_string(), i);
+        if let Some(k) = key {
+            self.folded.insert(k, i);
+        }
+        i
+    }
+
+    /// The id of a name as written (keywords: any case).
+    pub fn get(&self, name: &str) -> Option<u32> {
+        self.index
+            .get(name)
+            .or_else(|| self.folded.get(&name.to_lowercase()))
+            .copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// The whole archive, digests in time order.
+#[derive(Debug, Default)]
+pub struct Archive {
+    pub digests: Vec<Digest>,
+    pub items: Vec<Entry>,
+    pub categories: Names,
+    pub sites: Names,
+    pub keywords: Names,
+    /// Snapshot files parsed by this load (the rest came from the cache).
+    pub parsed_files: usize,
+}
+
+impl Archive {
+    /// The items of digest `d`.
+    pub fn digest_items(&self, d: usize) -> &[Entry] {
+        let r = &self.digests[d].items;
+        &self.items[r.start as usize..r.end as usize]
+    }
+
+    /// Reads digest `d`'s snapshot file in full (summaries, texts, body).
+    pub fn snapshot(&self, d: usize) -> Result<Snapshot> {
+        Snapshot::load(&self.digests[d].path)
+    }
+
+    /// Loads the archive of the site at `root`, using and refreshing the cache.
+    pub fn load(root: &Path) -> Result<Archive> {
+        let paths = snapshot_paths(root)?;
+        let cache_dir = root.join(".matome").join("archive");
+        // Group the files into month chunks by their path (content/YYYY/MM/…).
+        let mut chunks: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+        for p in paths {
+            chunks.entry(chunk_name(root, &p)).or_default().push(p);
+        }
+        let loaded: Vec<Result<(String, Vec<FileEntry>, usize)>> = chunks
+            .into_par_iter()
+            .map(|(name, paths)| {
+                let (entries, parsed) = load_chunk(root, &cache_dir, &name, paths)?;
+                Ok((name, entries, parsed))
+            })
+            .collect();
+        let mut errors = Vec::new();
+        let mut files = Vec::new();
+        let mut names = Vec::new();
+        let mut parsed_files = 0;
+        for r in loaded {
+            match r {
+                Ok((name, entries, parsed)) => {
+                    parsed_files += parsed;
+                    names.push(name);
+                    files.extend(entries);
+                }
+                Err(e) => errors.push(format!("{e:#}")),
+            }
+        }
+        if !errors.is_empty() {
+            anyhow::bail!("{}", errors.join("\n"));
+        }
+        remove_stale_chunks(&cache_dir, &names);
+        files.sort_by(|a, b| (a.hour, &a.rel).cmp(&(b.hour, &b.rel)));
+        let mut archive = Archive {
+            parsed_files,
+            ..Archive::default()
+        };
+        for f in files {
+            archive.push(root, f);
+        }
+        Ok(archive)
+    }
+
+    fn push(&mut self, root: &Path, f: FileEntry) {
+        let d = self.digests.len() as u32;
+        let start = self.items.len() as u32;
+        for (index, row) in f.items.into_iter().enumerate() {
+            let id = self.items.len() as u32;
+            let category = self.categories.intern(&row.category, false);
+            let site = self.sites.intern(&row.site, false);
+            self.categories.items[category as usize].push(id);
+            self.sites.items[site as usize].push(id);
+            let mut keywords = Vec::with_capacity(row.keywords.len());
+            for k in &row.keywords {
+                let k = self.keywords.intern(k, true);
+                if !keywords.contains(&k) {
+                    keywords.push(k);
+                    self.keywords.items[k as usize].push(id);
+                }
+            }
+            self.items.push(Entry {
+                digest: d,
+                index: index as u32,
+                title: row.title,
+                link: row.link,
+                site,
+                category,
+                published: row.published,
+                keywords,
+            });
+        }
+        self.digests.push(Digest {
+            path: root.join(&f.rel),
+            hour: time(f.hour),
+            updated: time(f.updated),
+            hash: f.hash,
+            items: start..self.items.len() as u32,
+            has_body: f.has_body,
+        });
+    }
+}
+
+fn time((secs, offset): (i64, i32)) -> DateTime<FixedOffset> {
+    let offset = FixedOffset::east_opt(offset).unwrap_or(FixedOffset::east_opt(0).unwrap());
+    offset
+        .timestamp_opt(secs, 0)
+        .single()
+        .unwrap_or_else(|| Utc.timestamp_opt(0, 0).unwrap().fixed_offset())
+}
+
+fn stamp_of(t: &DateTime<FixedOffset>) -> (i64, i32) {
+    (t.timestamp(), t.offset().local_minus_utc())
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Chunk {
+    version: u32,
+    files: Vec<FileEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct FileEntry {
+    /// Relative to the site root, with `/`.
+    rel: String,
+    size: u64,
+    mtime_ns: u128,
+    hash: u64,
+    hour: (i64, i32),
+    updated: (i64, i32),
+    has_body: bool,
+    items: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Row {
+    title: String,
+    link: String,
+    site: String,
+    category: String,
+    published: i64,
+    keywords: Vec<String>,
+}
+
+fn rel_name(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// `content/2021/07/20/0800.md` → `2021-07`; anything else → `other`.
+fn chunk_name(root: &Path, p: &Path) -> String {
+    let rel = rel_name(root, p);
+    let parts: Vec<&str> = rel.split('/').collect();
+    if parts.len() == 5
+        && parts[1].len() == 4
+        && parts[2].len() == 2
+        && parts[1..3]
+            .iter()
+            .all(|s| s.bytes().all(|b| b.is_ascii_digit()))
+    {
+        format!("{}-{}", parts[1], parts[2])
+    } else {
+        "other".to_string()
+    }
+}
+
+fn stamp(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((meta.len(), mtime))
+}
+
+fn entry_of(rel: String, size: u64, mtime_ns: u128, text: &str, s: Snapshot) -> FileEntry {
+    FileEntry {
+        rel,
+        size,
+        mtime_ns,
+        hash: fsutil::fnv1a(text.as_bytes()),
+        hour: stamp_of(&s.hour),
+        updated: stamp_of(&s.updated),
+        has_body: !s.body.trim().is_empty(),
+        items: s
+            .items
+            .into_iter()
+            .map(|i| Row {
+                title: i.title,
+                link: i.link,
+                site: i.site,
+                category: i.category,
+                published: i.published.timestamp(),
+                keywords: i.keywords,
+            })
+            .collect(),
+    }
+}
+
+/// One month's entries: from the cache where the files are unchanged, parsed otherwise. The
+/// chunk is rewritten when anything in it changed.
+fn load_chunk(
+    root: &Path,
+    cache_dir: &Path,
+    name: &str,
+    paths: Vec<PathBuf>,
+) -> Result<(Vec<FileEntry>, usize)> {
+    let chunk_path = cache_dir.join(format!("{name}.bin"));
+    let mut cached: FxHashMap<String, FileEntry> = std::fs::read(&chunk_path)
+        .ok()
+        .and_then(|b| postcard::from_bytes::<Chunk>(&b).ok())
+        .filter(|c| c.version == CACHE_VERSION)
+        .map(|c| c.files.into_iter().map(|f| (f.rel.clone(), f)).collect())
+        .unwrap_or_default();
+    let cached_count = cached.len();
+    let mut entries = Vec::with_capacity(paths.len());
+    let mut to_parse = Vec::new();
+    let mut changed = false;
+    for p in paths {
+        let rel = rel_name(root, &p);
+        let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
+        match cached.remove(&rel) {
+            Some(e) if e.size == size && e.mtime_ns == mtime_ns => entries.push(e),
+            // Same size, another time (a fresh clone): the bytes decide.
+            Some(mut e) if e.size == size => {
+                let bytes =
+                    std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+                if fsutil::fnv1a(&bytes) == e.hash {
+                    e.mtime_ns = mtime_ns;
+                    entries.push(e);
+                } else {
+                    to_parse.push(p);
+                }
+                changed = true;
+            }
+            _ => {
+                to_parse.push(p);
+                changed = true;
+            }
+        }
+    }
+    // Files gone from content/ leave the chunk too.
+    changed |= !cached.is_empty() || entries.len() + to_parse.len() != cached_count;
+    let parsed = to_parse.len();
+    if !to_parse.is_empty() {
+        let fresh = load_paths(to_parse, |p, text, s| {
+            let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
+            entry_of(rel_name(root, &p), size, mtime_ns, text, s)
+        })?;
+        entries.extend(fresh);
+    }
+    if changed {
+        let chunk = Chunk {
+            version: CACHE_VERSION,
+            files: entries,
+        };
+        // The cache only saves time: failing to write it is not worth failing the build.
+        if let Ok(bytes) = postcard::to_stdvec(&chunk) {
+            let _ = fsutil::write_atomic(&chunk_path, &bytes);
+        }
+        return Ok((chunk.files, parsed));
+    }
+    Ok((entries, parsed))
+}
+
+fn remove_stale_chunks(cache_dir: &Path, live: &[String]) {
+    let Ok(dir) = std::fs::read_dir(cache_dir) else {
+        return;
+    };
+    for e in dir.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".bin")
+            && !live.iter().any(|l| l == stem)
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::Item;
+
+    fn t(s: &str) -> DateTime<FixedOffset> {
+        DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    fn item(id: &str, cat: &str, kws: &[&str]) -> Item {
+        Item {
+            id: id.into(),
+            feed: "https://example.com/feed".into(),
+            category: cat.into(),
+            site: "Example".into(),
+            title: format!("title {id}"),
+            link: format!("https://example.com/{id}"),
+            published: t("2021-07-20T07:20:00+09:00"),
+            keywords: kws.iter().map(|s| s.to_string()).collect(),
+            summary: "s".into(),
+            text: String::new(),
+        }
+    }
+
+    fn write(root: &Path, hour: &str, items: Vec<Item>) {
+        let h = t(hour);
+        let s = Snapshot {
+            hour: h,
+            updated: h,
+            items,
+            body: String::new(),
+        };
+        s.write(&root.join(crate::content::snapshot_rel_path(&h)))
+            .unwrap();
+    }
+
+    #[test]
+    fn indexes_and_cache_agree_with_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "2021-07-20T09:00:00+09:00",
+            vec![item("b", "IT", &["Apple", "半導体"])],
+        );
+        write(
+            root,
+            "2021-07-20T08:00:00+09:00",
+            vec![
+                item("a", "IT", &["apple"]),
+                item("c", "金融", &["日本銀行"]),
+            ],
+        );
+        let a = Archive::load(root).unwrap();
+        assert_eq!(a.parsed_files, 2);
+        assert_eq!(a.digests.len(), 2);
+        assert!(a.digests[0].hour < a.digests[1].hour, "time order");
+        assert_eq!(a.items.len(), 3);
+        assert_eq!(a.items[0].title, "title a");
+        // Keywords fold case; the first written form is shown.
+        let apple = a.keywords.get("APPLE").unwrap();
+        assert_eq!(a.keywords.names[apple as usize], "apple");
+        assert_eq!(a.keywords.items[apple as usize], vec![0, 2]);
+        let it = a.categories.get("IT").unwrap();
+        assert_eq!(a.categories.items[it as usize], vec![0, 2]);
+
+        // Second load: everything from the cache, same archive.
+        let b = Archive::load(root).unwrap();
+        assert_eq!(b.parsed_files, 0);
+        assert_eq!(b.items.len(), 3);
+        assert_eq!(b.digests[1].hash, a.digests[1].hash);
+
+        // A hand edit is seen (size changes), a removed file disappears.
+        let p = root.join("content/2021/07/20/0900.md");
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, text.replace("title b", "title bee")).unwrap();
+        std::fs::remove_file(root.join("content/2021/07/20/0800.md")).unwrap();
+        let c = Archive::load(root).unwrap();
+        assert_eq!(c.parsed_files, 1);
+        assert_eq!(c.items.len(), 1);
+        assert_eq!(c.items[0].title, "title bee");
+    }
+
+    #[test]
+    fn a_same_size_edit_with_a_new_time_is_caught_by_the_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "2021-07-20T08:00:00+09:00",
+            vec![item("a", "IT", &[])],
+        );
+        Archive::load(root).unwrap();
+        let p = root.join("content/2021/07/20/0800.md");
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, text.replace("title a", "title z")).unwrap();
+        let a = Archive::load(root).unwrap();
+        assert_eq!(a.items[0].title, "title z");
+    }
+
+    #[test]
+    fn a_broken_file_is_named_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "2021-07-20T08:00:00+09:00",
+            vec![item("a", "IT", &[])],
+        );
+        let p = root.join("content/2021/07/20/0900.md");
+        std::fs::write(
+            &p,
+            "+++\nhour = 2021-07-20T09:00:00+09:00\nupdated = nope\n+++\n",
+        )
+        .unwrap();
+        let e = format!("{:#}", Archive::load(root).unwrap_err());
+        assert!(e.contains("0900.md:3"), "{e}");
+    }
+}

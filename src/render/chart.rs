@@ -1,0 +1,90 @@
+//! The small inline SVG bar chart of a keyword's items per month.
+//!
+//! Drawn at build time (no script), styled by the theme's CSS classes so it follows light and
+//! dark mode, with a text alternative for screen readers and a tooltip per bar.
+
+use std::fmt::Write as _;
+
+use super::pages::{Site, months_between};
+
+/// At most this many months are drawn (the most recent).
+const MAX_MONTHS: usize = 36;
+
+/// The chart of `items` (archive item indexes) per month, up to the archive's last month.
+pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
+    let Some(last) = site.last_month() else {
+        return String::new();
+    };
+    let first = items
+        .first()
+        .map(|&i| site.digest_month(site.archive.items[i as usize].digest as usize))
+        .unwrap_or(last);
+    let mut months = months_between(first, last);
+    if months.len() < 6 {
+        // A short history still gets a readable axis: pad with the months before.
+        let mut m = months[0];
+        while months.len() < 6 {
+            match m.checked_sub_months(chrono::Months::new(1)) {
+                Some(p) => {
+                    months.insert(0, p);
+                    m = p;
+                }
+                None => break,
+            }
+        }
+    }
+    if months.len() > MAX_MONTHS {
+        months.drain(..months.len() - MAX_MONTHS);
+    }
+    let mut counts = vec![0usize; months.len()];
+    for &i in items {
+        let m = site.digest_month(site.archive.items[i as usize].digest as usize);
+        if let Ok(pos) = months.binary_search(&m) {
+            counts[pos] += 1;
+        }
+    }
+    let max = counts.iter().copied().max().unwrap_or(0).max(1);
+    let (w, h, pad) = (12.0_f64, 60.0_f64, 14.0_f64);
+    let width = w * months.len() as f64;
+    let fmt = site.strings.month_format;
+    let total: usize = counts.iter().sum();
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" viewBox="0 0 {width} {}" role="img" aria-label="{}: {} – {}, {total}" preserveAspectRatio="none" xmlns="http://www.w3.org/2000/svg"><title>{}</title>"#,
+        h + pad,
+        esc(title),
+        esc(&months[0].format(fmt).to_string()),
+        esc(&months[months.len() - 1].format(fmt).to_string()),
+        esc(title),
+    );
+    for (i, (m, &c)) in months.iter().zip(&counts).enumerate() {
+        let bh = if c == 0 {
+            0.0
+        } else {
+            (c as f64 / max as f64 * h).max(1.5)
+        };
+        let _ = write!(
+            svg,
+            r#"<rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"><title>{}: {c}</title></rect>"#,
+            i as f64 * w + 1.0,
+            h - bh,
+            w - 2.0,
+            bh,
+            esc(&m.format(fmt).to_string()),
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<line class="axis" x1="0" y1="{h}" x2="{width}" y2="{h}"/><text class="label" x="0" y="{}">{}</text><text class="label" x="{width}" y="{}" text-anchor="end">{}</text></svg>"#,
+        h + pad - 2.0,
+        esc(&months[0].format("%Y-%m").to_string()),
+        h + pad - 2.0,
+        esc(&months[months.len() - 1].format("%Y-%m").to_string()),
+    );
+    svg
+}
+
+fn esc(s: &str) -> String {
+    quick_xml::escape::escape(s).into_owned()
+}

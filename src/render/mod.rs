@@ -1,0 +1,256 @@
+//! `matome build`: the archive rendered into a static site.
+//!
+//! Owns the output folder: which files it holds ([`pages::plan`]), rendering them with the theme
+//! ([`theme`]), and the incremental bookkeeping. A build remembers each output file's
+//! fingerprint in `.matome/build/` (keyed by the output folder); the next build renders only
+//! files whose fingerprint changed or that are missing, writes only files whose bytes changed
+//! (so unchanged files keep their modification time), and deletes files the site no longer
+//! has. A change of theme, templates, config or matome version changes every fingerprint: a
+//! full build. It reads content/ through [`crate::content::archive`] and never writes there.
+
+pub mod chart;
+pub mod pages;
+pub mod safety;
+pub mod strings;
+pub mod theme;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::content::archive::Archive;
+use crate::fetch::state::FetchState;
+use crate::fsutil;
+use pages::{Page, Site};
+use theme::{Filters, Theme};
+
+/// The default output folder at the site root.
+pub const OUTPUT_DIR: &str = "public";
+const STATE_VERSION: u32 = 1;
+
+/// `matome build`'s options.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Overrides the config's base_url.
+    pub base_url: Option<String>,
+    /// Output folder (default: `public/` at the site root).
+    pub output: Option<PathBuf>,
+}
+
+/// What a build did.
+#[derive(Debug, Clone)]
+pub struct BuildReport {
+    pub output: PathBuf,
+    pub digests: usize,
+    pub items: usize,
+    /// Output files the site has.
+    pub pages: usize,
+    /// Files rendered this time (the rest were unchanged since the last build).
+    pub rendered: usize,
+    /// Files whose bytes changed and were written (including static files).
+    pub written: usize,
+    /// Files of the last build the site no longer has, deleted.
+    pub removed: usize,
+    /// Snapshot files parsed (the rest came from the archive cache).
+    pub parsed_files: usize,
+    pub elapsed: Duration,
+}
+
+/// The last build's record for one output folder.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct BuildState {
+    version: u32,
+    /// Output path → fingerprint.
+    pages: FxHashMap<String, u64>,
+    /// Static files copied.
+    statics: Vec<String>,
+}
+
+fn state_path(root: &Path, output: &Path) -> PathBuf {
+    let key = fsutil::fnv1a(output.to_string_lossy().as_bytes());
+    root.join(".matome")
+        .join("build")
+        .join(format!("{key:016x}.bin"))
+}
+
+fn load_state(path: &Path) -> BuildState {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| postcard::from_bytes::<BuildState>(&b).ok())
+        .filter(|s| s.version == STATE_VERSION)
+        .unwrap_or_default()
+}
+
+/// Checks and normalises a base URL: absolute http(s), ending in `/`.
+pub fn normalize_base_url(s: &str) -> Result<String> {
+    let s = s.trim();
+    match url::Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
+        _ => bail!(
+            "base URL must be an absolute http(s) URL such as https://USER.github.io/REPO/, not {s:?}"
+        ),
+    }
+    Ok(if s.ends_with('/') {
+        s.to_string()
+    } else {
+        format!("{s}/")
+    })
+}
+
+/// Builds the site at `root`.
+pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
+    let started = Instant::now();
+    let config = Config::load(root)?;
+    let config_text = std::fs::read(crate::config::config_path(root)).unwrap_or_default();
+    let base_url = match &opts.base_url {
+        Some(u) => normalize_base_url(u).context("--base-url")?,
+        None => config.base_url.clone(),
+    };
+    let output = match &opts.output {
+        Some(o) => o.clone(),
+        None => root.join(OUTPUT_DIR),
+    };
+    std::fs::create_dir_all(&output)
+        .with_context(|| format!("creating the output folder {}", output.display()))?;
+    let output = output
+        .canonicalize()
+        .with_context(|| format!("resolving {}", output.display()))?;
+    if root.canonicalize().is_ok_and(|r| r == output) {
+        bail!("the output folder cannot be the site root; use --output public");
+    }
+    // A fetch may be writing content/: build from a consistent archive.
+    let _lock = fsutil::SiteLock::acquire(root, |p| {
+        eprintln!("waiting for another matome run to finish ({})", p.display())
+    })?;
+    let archive = Archive::load(root)?;
+    let filters = Filters {
+        base_url: base_url.clone(),
+        base_path: url::Url::parse(&base_url)
+            .map(|u| u.path().to_string())
+            .unwrap_or_else(|_| "/".into()),
+        timezone: config.timezone,
+    };
+    let theme = Theme::load(root, &config.theme, filters)?;
+    let health = match std::fs::read(FetchState::path(root)) {
+        Ok(bytes) => Some((FetchState::load(root)?, fsutil::fnv1a(&bytes))),
+        Err(_) => None,
+    };
+    let site = Site::new(&config, &archive, base_url.clone(), health);
+    let mut plan = pages::plan(&site);
+
+    // Everything every page depends on besides its own inputs.
+    let global = {
+        let mut g = format!("{}\0{base_url}\0", env!("CARGO_PKG_VERSION")).into_bytes();
+        g.extend_from_slice(&theme.fingerprint.to_le_bytes());
+        g.extend_from_slice(&config_text);
+        fsutil::fnv1a(&g)
+    };
+    for p in &mut plan {
+        p.fp ^= global.rotate_left(17);
+        p.fp = p.fp.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ global;
+    }
+
+    let state_file = state_path(root, &output);
+    let old = load_state(&state_file);
+    let todo: Vec<&Page> = plan
+        .iter()
+        .filter(|p| old.pages.get(&p.path) != Some(&p.fp) || !output.join(&p.path).exists())
+        .collect();
+
+    let results: Vec<(String, Result<bool>)> = todo
+        .par_iter()
+        .map(|p| {
+            let r = pages::render(&site, &theme, p)
+                .and_then(|bytes| fsutil::write_if_changed(&output.join(&p.path), &bytes))
+                .with_context(|| format!("page {}", p.path));
+            (p.path.clone(), r)
+        })
+        .collect();
+    let mut written = 0;
+    let mut errors = Vec::new();
+    let mut failed = std::collections::HashSet::new();
+    for (path, r) in results {
+        match r {
+            Ok(w) => written += usize::from(w),
+            Err(e) => {
+                errors.push(format!("{e:#}"));
+                failed.insert(path);
+            }
+        }
+    }
+    for (rel, bytes) in &theme.statics {
+        if fsutil::write_if_changed(&output.join(rel), bytes)? {
+            written += 1;
+        }
+    }
+
+    // Files of the last build the site no longer has.
+    let live: std::collections::HashSet<&str> = plan
+        .iter()
+        .map(|p| p.path.as_str())
+        .chain(theme.statics.keys().map(String::as_str))
+        .collect();
+    let mut removed = 0;
+    for gone in old
+        .pages
+        .keys()
+        .chain(old.statics.iter())
+        .filter(|p| !live.contains(p.as_str()))
+    {
+        let path = output.join(gone);
+        if std::fs::remove_file(&path).is_ok() {
+            removed += 1;
+            // Drop folders left empty (a page's own folder), never above the output folder.
+            let mut dir = path.parent();
+            while let Some(d) = dir {
+                if d == output || std::fs::remove_dir(d).is_err() {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+    }
+
+    let state = BuildState {
+        version: STATE_VERSION,
+        pages: plan
+            .iter()
+            .filter(|p| !failed.contains(&p.path))
+            .map(|p| (p.path.clone(), p.fp))
+            .collect(),
+        statics: theme.statics.keys().cloned().collect(),
+    };
+    // The state only saves time: a build that cannot record it still succeeded.
+    if let Ok(bytes) = postcard::to_stdvec(&state) {
+        let _ = fsutil::write_atomic(&state_file, &bytes);
+    }
+    if !errors.is_empty() {
+        let shown: Vec<&String> = errors.iter().take(10).collect();
+        bail!(
+            "{} page(s) could not be rendered:\n  {}{}",
+            errors.len(),
+            shown
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n  "),
+            if errors.len() > 10 { "\n  …" } else { "" }
+        );
+    }
+    Ok(BuildReport {
+        output,
+        digests: archive.digests.len(),
+        items: archive.items.len(),
+        pages: plan.len(),
+        rendered: todo.len(),
+        written,
+        removed,
+        parsed_files: archive.parsed_files,
+        elapsed: started.elapsed(),
+    })
+}

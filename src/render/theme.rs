@@ -1,0 +1,314 @@
+//! Templates and static files: where they come from and the filters they get.
+//!
+//! Look-up order, per file name: the site's own `templates/` (and `static/`), then
+//! `themes/<theme>/templates/` (and `static/`), then the default theme embedded in the binary —
+//! so a site with no theme folder still builds, and a site overrides one template by dropping a
+//! file of the same name in `templates/`. The theme's fingerprint (every template's name and
+//! source) decides whether the last build's pages can be kept.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use chrono::DateTime;
+use tera::{Tera, Value};
+
+use crate::fsutil;
+
+macro_rules! embedded {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../themes/default/templates/", $name)))),*]
+    };
+}
+
+/// The default theme's templates, compiled in.
+pub const DEFAULT_TEMPLATES: &[(&str, &str)] = embedded!(
+    "base.html",
+    "macros.html",
+    "home.html",
+    "digest.html",
+    "day.html",
+    "month.html",
+    "year.html",
+    "archives.html",
+    "terms.html",
+    "term.html",
+    "health.html",
+    "404.html",
+    "atom.xml",
+    "sitemap.xml",
+    "sitemap_index.xml",
+    "robots.txt",
+);
+
+/// The default theme's static files, compiled in.
+pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
+    (
+        "style.css",
+        include_bytes!("../../themes/default/static/style.css"),
+    ),
+    (
+        "favicon.svg",
+        include_bytes!("../../themes/default/static/favicon.svg"),
+    ),
+];
+
+/// A loaded theme: templates ready to render and the static files to copy.
+pub struct Theme {
+    pub tera: Tera,
+    /// Changes when any template does.
+    pub fingerprint: u64,
+    /// Path under the output folder → bytes.
+    pub statics: BTreeMap<String, Vec<u8>>,
+    /// Template name → where it came from, for errors.
+    origins: HashMap<String, String>,
+}
+
+/// How filters turn paths and times into what pages show.
+#[derive(Clone)]
+pub struct Filters {
+    /// The absolute base URL, ending in `/`.
+    pub base_url: String,
+    /// Its path, starting and ending in `/` (`/` or `/REPO/`).
+    pub base_path: String,
+    pub timezone: chrono_tz::Tz,
+}
+
+impl Theme {
+    /// Loads the templates and static files of `theme` for the site at `root`.
+    pub fn load(root: &Path, theme: &str, filters: Filters) -> Result<Theme> {
+        let mut sources: BTreeMap<String, (String, String)> = DEFAULT_TEMPLATES
+            .iter()
+            .map(|(n, s)| (n.to_string(), (s.to_string(), format!("(built-in) {n}"))))
+            .collect();
+        let mut statics: BTreeMap<String, Vec<u8>> = DEFAULT_STATIC
+            .iter()
+            .map(|(n, b)| (n.to_string(), b.to_vec()))
+            .collect();
+        let theme_dir = root.join("themes").join(theme);
+        if theme != "default" && !theme_dir.is_dir() {
+            bail!(
+                "theme {theme:?} (matome.toml `theme`) not found: expected the folder {}",
+                theme_dir.display()
+            );
+        }
+        for dir in [theme_dir.clone(), root.to_path_buf()] {
+            read_tree(&dir.join("templates"), |rel, bytes, path| {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| anyhow!("{} is not UTF-8", path.display()))?;
+                sources.insert(rel, (text, path.display().to_string()));
+                Ok(())
+            })?;
+            read_tree(&dir.join("static"), |rel, bytes, _| {
+                statics.insert(rel, bytes);
+                Ok(())
+            })?;
+        }
+        let mut fp = String::new();
+        for (name, (text, _)) in &sources {
+            fp.push_str(name);
+            fp.push('\0');
+            fp.push_str(text);
+            fp.push('\0');
+        }
+        let fingerprint = fsutil::fnv1a(fp.as_bytes());
+
+        let mut tera = Tera::default();
+        tera.autoescape_on(vec![".html", ".xml"]);
+        // The five characters that matter in HTML text and quoted attributes; tera's default
+        // also writes every `/` of every URL as `&#x2F;`.
+        tera.set_escape_fn(escape);
+        register_filters(&mut tera, filters);
+        // Parse one by one first so an error names the file it is in.
+        for (name, (text, origin)) in &sources {
+            if let Err(e) = tera::Template::new(name, None, text) {
+                return Err(anyhow!("{}", error_chain(&e))).context(format!("template {origin}"));
+            }
+        }
+        tera.add_raw_templates(sources.iter().map(|(n, (t, _))| (n.as_str(), t.as_str())))
+            .map_err(|e| anyhow!("{}", error_chain(&e)))
+            .context("loading the templates")?;
+        Ok(Theme {
+            tera,
+            fingerprint,
+            statics,
+            origins: sources.into_iter().map(|(n, (_, o))| (n, o)).collect(),
+        })
+    }
+
+    /// Renders template `name` with a view (a serialisable struct).
+    pub fn render(&self, name: &str, view: &impl serde::Serialize) -> Result<String> {
+        let ctx = tera::Context::from_serialize(view).context("preparing a page's view")?;
+        self.tera
+            .render(name, &ctx)
+            .map_err(|e| anyhow!("{}", error_chain(&e)))
+            .with_context(|| {
+                let origin = self.origins.get(name).map_or(name, String::as_str);
+                format!("rendering template {origin}")
+            })
+    }
+}
+
+fn escape(s: &str) -> String {
+    quick_xml::escape::escape(s).into_owned()
+}
+
+/// Tera's errors hide the useful part (the line, the missing variable) in their sources.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut src = e.source();
+    while let Some(s) = src {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        src = s.source();
+    }
+    out
+}
+
+/// Every file under `dir` (if it exists), with its path relative to `dir`.
+fn read_tree(dir: &Path, mut f: impl FnMut(String, Vec<u8>, &Path) -> Result<()>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        if !entry.file_type().is_file() || entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(entry.path())
+            .to_string_lossy()
+            .replace('\\', "/");
+        let bytes = std::fs::read(entry.path())
+            .with_context(|| format!("reading {}", entry.path().display()))?;
+        f(rel, bytes, entry.path())?;
+    }
+    Ok(())
+}
+
+/// `url`: a site path (`categories/it/`) → a link under base_url (`/REPO/categories/it/`), or
+/// the absolute URL with `abs=true`. Absolute http(s) URLs pass through.
+/// `date`: an RFC 3339 time → the site's zone, formatted (`format`, default `%Y-%m-%d %H:%M`).
+fn register_filters(tera: &mut Tera, filters: Filters) {
+    let f = filters.clone();
+    tera.register_filter(
+        "url",
+        move |v: &Value, args: &HashMap<String, Value>| -> tera::Result<Value> {
+            let path = v
+                .as_str()
+                .ok_or_else(|| tera::Error::msg("url: expects a path string"))?;
+            if path.starts_with("http://") || path.starts_with("https://") {
+                return Ok(Value::String(path.to_string()));
+            }
+            let abs = args.get("abs").and_then(Value::as_bool).unwrap_or(false);
+            let base = if abs { &f.base_url } else { &f.base_path };
+            Ok(Value::String(format!(
+                "{base}{}",
+                path.trim_start_matches('/')
+            )))
+        },
+    );
+    let tz = filters.timezone;
+    tera.register_filter(
+        "date",
+        move |v: &Value, args: &HashMap<String, Value>| -> tera::Result<Value> {
+            let s = v
+                .as_str()
+                .ok_or_else(|| tera::Error::msg("date: expects an RFC 3339 string"))?;
+            let t = DateTime::parse_from_rfc3339(s)
+                .map_err(|e| tera::Error::msg(format!("date: {s:?} is not RFC 3339 ({e})")))?;
+            let format = args
+                .get("format")
+                .and_then(Value::as_str)
+                .unwrap_or("%Y-%m-%d %H:%M");
+            let mut out = String::new();
+            use std::fmt::Write as _;
+            write!(out, "{}", t.with_timezone(&tz).format(format))
+                .map_err(|_| tera::Error::msg(format!("date: bad format {format:?}")))?;
+            Ok(Value::String(out))
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filters() -> Filters {
+        Filters {
+            base_url: "https://u.github.io/repo/".into(),
+            base_path: "/repo/".into(),
+            timezone: chrono_tz::Asia::Tokyo,
+        }
+    }
+
+    #[test]
+    fn site_templates_override_the_theme_which_overrides_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let theme = Theme::load(root, "default", filters()).unwrap();
+        let builtin_fp = theme.fingerprint;
+        assert!(theme.statics.contains_key("style.css"));
+
+        std::fs::create_dir_all(root.join("themes/default/templates")).unwrap();
+        std::fs::write(root.join("themes/default/templates/robots.txt"), "theme").unwrap();
+        let theme = Theme::load(root, "default", filters()).unwrap();
+        assert_eq!(
+            theme.render("robots.txt", &serde_json::json!({})).unwrap(),
+            "theme"
+        );
+        assert_ne!(theme.fingerprint, builtin_fp);
+
+        std::fs::create_dir_all(root.join("templates")).unwrap();
+        std::fs::write(root.join("templates/robots.txt"), "site").unwrap();
+        let theme = Theme::load(root, "default", filters()).unwrap();
+        assert_eq!(
+            theme.render("robots.txt", &serde_json::json!({})).unwrap(),
+            "site"
+        );
+    }
+
+    #[test]
+    fn a_broken_template_is_named_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("templates")).unwrap();
+        std::fs::write(dir.path().join("templates/404.html"), "ok\n{% if %}\n").unwrap();
+        let e = format!(
+            "{:#}",
+            Theme::load(dir.path(), "default", filters()).err().unwrap()
+        );
+        assert!(e.contains("templates/404.html"), "{e}");
+        assert!(e.contains("2:"), "names the line: {e}");
+    }
+
+    #[test]
+    fn a_missing_theme_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = format!(
+            "{:#}",
+            Theme::load(dir.path(), "fancy", filters()).err().unwrap()
+        );
+        assert!(e.contains("themes/fancy"), "{e}");
+    }
+
+    #[test]
+    fn filters_honour_base_url_and_zone() {
+        let mut tera = Tera::default();
+        register_filters(&mut tera, filters());
+        tera.add_raw_template(
+            "t",
+            "{{ p | url }} {{ p | url(abs=true) }} {{ t | date }} {{ t | date(format=\"%H\") }}",
+        )
+        .unwrap();
+        let ctx = tera::Context::from_serialize(
+            serde_json::json!({"p": "categories/it/", "t": "2021-07-19T23:20:00Z"}),
+        )
+        .unwrap();
+        assert_eq!(
+            tera.render("t", &ctx).unwrap(),
+            "/repo/categories/it/ https://u.github.io/repo/categories/it/ 2021-07-20 08:20 08"
+        );
+    }
+}
