@@ -33,6 +33,25 @@ pub enum Command {
     /// Render content/ into the static site (public/ by default), re-rendering only the pages
     /// that changed since the last build.
     Build(BuildArgs),
+    /// Create a new site: matome.toml with example feeds, content/, the default theme and a
+    /// GitHub Actions workflow that fetches hourly, commits content/, builds and deploys to
+    /// GitHub Pages.
+    Init(InitArgs),
+    /// Validate the config, every content file and every internal link of the built site.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The folder for the new site (default: --root, the current folder).
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The built site to check (default: public/ in the site root).
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -106,6 +125,39 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 r.elapsed.as_secs_f64()
             );
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Init(args) => {
+            let dir = args.dir.unwrap_or(cli.root);
+            let r = crate::init::init(&dir)?;
+            println!("created a matome site in {}:", r.root.display());
+            for p in &r.written {
+                println!("  {}", p.strip_prefix(&r.root).unwrap_or(p).display());
+            }
+            println!(
+                "next: edit matome.toml, then `matome --root {} fetch` and `matome --root {} build`",
+                r.root.display(),
+                r.root.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check(args) => {
+            let r = crate::check::check(&cli.root, args.output)?;
+            for p in &r.problems {
+                eprintln!("{p}");
+            }
+            println!(
+                "checked {} content files ({} items), {} pages, {} links: {} problem(s)",
+                r.content_files,
+                r.items,
+                r.pages,
+                r.links,
+                r.problems.len()
+            );
+            Ok(if r.problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Analyze(args) => {
             let r = crate::analyze::reanalyze(&cli.root, args.all)?;

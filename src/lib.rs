@@ -6,12 +6,14 @@
 //! the command line over all of it.
 
 pub mod analyze;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod content;
 pub mod fetch;
 pub mod fsutil;
 pub mod import;
+pub mod init;
 pub mod render;
 pub mod text;
 

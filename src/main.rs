@@ -4,6 +4,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+// Rendering allocates many small strings on every core; glibc's malloc contends.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = matome::cli::Cli::parse();
     match matome::cli::run(cli) {

@@ -31,7 +31,7 @@ use theme::{Filters, Theme};
 
 /// The default output folder at the site root.
 pub const OUTPUT_DIR: &str = "public";
-const STATE_VERSION: u32 = 1;
+const STATE_VERSION: u32 = 2;
 
 /// `matome build`'s options.
 #[derive(Debug, Clone, Default)]
@@ -65,6 +65,8 @@ pub struct BuildReport {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct BuildState {
     version: u32,
+    /// The base URL the pages were built for (what `matome check` resolves links against).
+    base_url: String,
     /// Output path → fingerprint.
     pages: FxHashMap<String, u64>,
     /// Static files copied.
@@ -84,6 +86,13 @@ fn load_state(path: &Path) -> BuildState {
         .and_then(|b| postcard::from_bytes::<BuildState>(&b).ok())
         .filter(|s| s.version == STATE_VERSION)
         .unwrap_or_default()
+}
+
+/// The base URL the last build into `output` used, if it is known.
+pub fn last_base_url(root: &Path, output: &Path) -> Option<String> {
+    let output = output.canonicalize().ok()?;
+    let state = load_state(&state_path(root, &output));
+    (!state.base_url.is_empty()).then_some(state.base_url)
 }
 
 /// Checks and normalises a base URL: absolute http(s), ending in `/`.
@@ -140,8 +149,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         Ok(bytes) => Some((FetchState::load(root)?, fsutil::fnv1a(&bytes))),
         Err(_) => None,
     };
+    let t_load = started.elapsed();
     let site = Site::new(&config, &archive, base_url.clone(), health);
     let mut plan = pages::plan(&site);
+    let t_plan = started.elapsed();
 
     // Everything every page depends on besides its own inputs.
     let global = {
@@ -158,7 +169,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let state_file = state_path(root, &output);
     let old = load_state(&state_file);
     let todo: Vec<&Page> = plan
-        .iter()
+        .par_iter()
         .filter(|p| old.pages.get(&p.path) != Some(&p.fp) || !output.join(&p.path).exists())
         .collect();
 
@@ -171,6 +182,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
             (p.path.clone(), r)
         })
         .collect();
+    let t_render = started.elapsed();
+    if std::env::var_os("MATOME_TIMINGS").is_some() {
+        eprintln!("load {t_load:?} plan {t_plan:?} render {t_render:?}");
+    }
     let mut written = 0;
     let mut errors = Vec::new();
     let mut failed = std::collections::HashSet::new();
@@ -218,6 +233,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
 
     let state = BuildState {
         version: STATE_VERSION,
+        base_url: base_url.clone(),
         pages: plan
             .iter()
             .filter(|p| !failed.contains(&p.path))

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use anyhow::Result;
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, TimeZone, Timelike};
 use chrono_tz::Tz;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -202,6 +203,10 @@ pub struct Site<'a> {
     day_month: Vec<usize>,
     month_year: Vec<usize>,
     slugs: [Vec<String>; 3],
+    /// Precomputed per digest and per term: every list row links to them.
+    digest_urls: Vec<String>,
+    digest_headings: Vec<String>,
+    term_urls: [Vec<String>; 3],
     feed_snapshots: Mutex<FxHashMap<usize, Arc<Snapshot>>>,
     sitemap_urls: OnceLock<Vec<String>>,
 }
@@ -275,7 +280,7 @@ impl<'a> Site<'a> {
             Some((s, h)) => (Some(s), h),
             None => (None, 0),
         };
-        Site {
+        let mut site = Site {
             config,
             archive,
             tz,
@@ -291,9 +296,25 @@ impl<'a> Site<'a> {
             day_month,
             month_year,
             slugs,
+            digest_urls: Vec::new(),
+            digest_headings: Vec::new(),
+            term_urls: [Vec::new(), Vec::new(), Vec::new()],
             feed_snapshots: Mutex::new(FxHashMap::default()),
             sitemap_urls: OnceLock::new(),
+        };
+        site.digest_urls = (0..archive.digests.len())
+            .map(|d| site.make_digest_url(d))
+            .collect();
+        site.digest_headings = (0..archive.digests.len())
+            .map(|d| site.make_digest_heading(d))
+            .collect();
+        for (i, tax) in Tax::ALL.into_iter().enumerate() {
+            site.term_urls[i] = site.slugs[i]
+                .iter()
+                .map(|slug| format!("{}/{slug}/", tax.dir()))
+                .collect();
         }
+        site
     }
 
     fn names(&self, tax: Tax) -> &crate::content::archive::Names {
@@ -304,11 +325,6 @@ impl<'a> Site<'a> {
         }
     }
 
-    fn slug(&self, tax: Tax, id: u32) -> &str {
-        let i = Tax::ALL.iter().position(|t| *t == tax).unwrap();
-        &self.slugs[i][id as usize]
-    }
-
     fn local(&self, t: &DateTime<FixedOffset>) -> DateTime<Tz> {
         t.with_timezone(&self.tz)
     }
@@ -316,6 +332,10 @@ impl<'a> Site<'a> {
     // --- URLs (site-relative; templates put them under base_url with the `url` filter) ---
 
     pub fn digest_url(&self, d: usize) -> String {
+        self.digest_urls[d].clone()
+    }
+
+    fn make_digest_url(&self, d: usize) -> String {
         let h = self.local(&self.archive.digests[d].hour);
         format!(
             "{:04}/{:02}/{:02}/{:02}{:02}/",
@@ -342,9 +362,10 @@ impl<'a> Site<'a> {
     }
 
     fn term_url(&self, tax: Tax, id: u32, page: usize) -> String {
-        let base = format!("{}/{}/", tax.dir(), self.slug(tax, id));
+        let i = Tax::ALL.iter().position(|t| *t == tax).unwrap();
+        let base = &self.term_urls[i][id as usize];
         if page == 0 {
-            base
+            base.clone()
         } else {
             format!("{base}page/{page}/")
         }
@@ -366,6 +387,10 @@ impl<'a> Site<'a> {
     }
 
     fn digest_heading(&self, d: usize) -> String {
+        self.digest_headings[d].clone()
+    }
+
+    fn make_digest_heading(&self, d: usize) -> String {
         let digest = &self.archive.digests[d];
         let hour = self
             .local(&digest.hour)
@@ -407,11 +432,6 @@ pub fn plan(site: &Site) -> Vec<Page> {
     let mut pages = Vec::new();
     let digest_fp = |fp: &mut Fp, d: usize| {
         fp.u64(a.digests[d].hash).u64(d as u64);
-    };
-    let item_fp = |fp: &mut Fp, i: u32| {
-        let e = &a.items[i as usize];
-        fp.u64(a.digests[e.digest as usize].hash)
-            .u64(u64::from(e.index));
     };
 
     // Home and its older pages.
@@ -528,40 +548,53 @@ pub fn plan(site: &Site) -> Vec<Page> {
         .last()
         .map(|m| m.first.to_string())
         .unwrap_or_default();
+    // Each item's own fingerprint: its file's bytes and its place in the file.
+    let item_fps: Vec<u64> = a
+        .items
+        .par_iter()
+        .map(|e| { *Fp(a.digests[e.digest as usize].hash).u64(u64::from(e.index)) }.0)
+        .collect();
     for tax in Tax::ALL {
         let names = site.names(tax);
         let mut list_fp = Fp::new(tax.dir());
-        for id in 0..names.len() as u32 {
+        for id in 0..names.len() {
             list_fp
-                .str(&names.names[id as usize])
-                .u64(names.items[id as usize].len() as u64);
-            let pager = site.term_pager(tax, id);
-            let items = &names.items[id as usize];
-            for page in std::iter::once(0).chain(1..=pager.numbered()) {
-                let mut fp = Fp::new(tax.name());
-                fp.str(&names.names[id as usize])
-                    .u64(page as u64)
-                    .opt(pager.older(page))
-                    .opt(pager.newer(page));
-                if page == 0 && tax == Tax::Keyword {
-                    // The chart and the related words depend on every item with the keyword,
-                    // and the chart runs to the archive's last month.
-                    fp.str(&last_month);
-                    for &i in items {
-                        item_fp(&mut fp, i);
-                    }
-                } else {
-                    for &i in &items[pager.range(page)] {
-                        item_fp(&mut fp, i);
-                    }
-                }
-                pages.push(Page {
-                    path: html_path(&site.term_url(tax, id, page)),
-                    kind: Kind::Term { tax, id, page },
-                    fp: fp.0,
-                });
-            }
+                .str(&names.names[id])
+                .u64(names.items[id].len() as u64);
         }
+        let term_pages: Vec<Vec<Page>> = (0..names.len() as u32)
+            .into_par_iter()
+            .map(|id| {
+                let pager = site.term_pager(tax, id);
+                let items = &names.items[id as usize];
+                let mut out = Vec::with_capacity(pager.numbered() + 1);
+                // Numbered pages first: the first page of a keyword folds them in (its chart
+                // and related words depend on every item with the keyword), and the chart
+                // runs to the archive's last month.
+                let mut all = Fp::new("all");
+                for page in (1..=pager.numbered()).chain(std::iter::once(0)) {
+                    let mut fp = Fp::new(tax.name());
+                    fp.str(&names.names[id as usize])
+                        .u64(page as u64)
+                        .opt(pager.older(page))
+                        .opt(pager.newer(page));
+                    for &i in &items[pager.range(page)] {
+                        fp.u64(item_fps[i as usize]);
+                    }
+                    if page == 0 && tax == Tax::Keyword {
+                        fp.u64(all.0).str(&last_month);
+                    }
+                    all.u64(fp.0);
+                    out.push(Page {
+                        path: html_path(&site.term_url(tax, id, page)),
+                        kind: Kind::Term { tax, id, page },
+                        fp: fp.0,
+                    });
+                }
+                out
+            })
+            .collect();
+        pages.extend(term_pages.into_iter().flatten());
         pages.push(Page {
             path: format!("{}/index.html", tax.dir()),
             kind: Kind::Terms(tax),
@@ -572,7 +605,7 @@ pub fn plan(site: &Site) -> Vec<Page> {
     let atom_fp = |tag: &str, items: &[u32]| {
         let mut fp = Fp::new(tag);
         for &i in &items[items.len().saturating_sub(FEED_ENTRIES)..] {
-            item_fp(&mut fp, i);
+            fp.u64(item_fps[i as usize]);
         }
         fp.0
     };
@@ -794,9 +827,7 @@ fn utc(secs: i64) -> DateTime<FixedOffset> {
 pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
     let s = site.strings;
     let a = site.archive;
-    let html = |name: &str, v: &dyn erased::View| -> Result<Vec<u8>> {
-        Ok(theme.render(name, &erased::Wrap(v))?.into_bytes())
-    };
+    let html = |name: &str, v: &dyn erased::View| -> Result<Vec<u8>> { v.render(theme, name) };
     match &page.kind {
         Kind::Home { page: p } => {
             let pager = site.home_pager();
@@ -1381,21 +1412,15 @@ impl Site<'_> {
 
 /// Object-safe views so `render` can hand any view to one helper.
 mod erased {
+    use super::Theme;
+
     pub trait View {
-        fn ser(&self) -> serde_json::Result<serde_json::Value>;
+        fn render(&self, theme: &Theme, name: &str) -> anyhow::Result<Vec<u8>>;
     }
+
     impl<T: serde::Serialize> View for T {
-        fn ser(&self) -> serde_json::Result<serde_json::Value> {
-            serde_json::to_value(self)
-        }
-    }
-    pub struct Wrap<'a>(pub &'a dyn View);
-    impl serde::Serialize for Wrap<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            self.0
-                .ser()
-                .map_err(serde::ser::Error::custom)?
-                .serialize(s)
+        fn render(&self, theme: &Theme, name: &str) -> anyhow::Result<Vec<u8>> {
+            Ok(theme.render(name, self)?.into_bytes())
         }
     }
 }

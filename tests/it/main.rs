@@ -5,6 +5,7 @@ mod archive;
 mod build;
 mod fetch;
 mod import;
+mod init_check;
 mod quality;
 mod support;
 mod support_selftest;

@@ -1,0 +1,131 @@
+//! `matome init [DIR]`: a new site that builds at once and deploys itself.
+//!
+//! Writes matome.toml (with example feeds), content/, .gitignore, the default theme (so it can
+//! be edited), and `.github/workflows/matome.yml`: every hour, GitHub Actions fetches, commits
+//! the new snapshot and the fetch state, builds with the Pages URL and deploys to GitHub Pages.
+//! Never overwrites a file that exists.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::render::theme::{DEFAULT_STATIC, DEFAULT_TEMPLATES};
+
+/// The workflow file `init` writes.
+pub const WORKFLOW: &str = include_str!("init/matome.yml");
+
+const GITIGNORE: &str = "\
+# Build output and caches: rebuilt from content/ (CI keeps .matome/ and public/ with actions/cache).
+/public/
+/.matome/
+.matome.lock
+";
+
+fn config(title: &str) -> String {
+    let mut quoted = String::new();
+    crate::content::toml_string(&mut quoted, title);
+    format!(
+        r#"# matome.toml: the site's settings (every key is described in matome's README, Configuration).
+title = {title}
+# The workflow builds with the GitHub Pages URL; this one is used by local builds.
+base_url = "https://USER.github.io/REPO/"
+language = "ja"              # "ja" or "en": theme strings and date formats
+timezone = "Asia/Tokyo"      # digests are named and shown in this zone
+# theme = "default"
+
+# Add feeds here, or import them: `matome feeds import feeds.csv` (sitename,FeedURL,Category)
+# or an OPML file.
+[[feeds]]
+url = "https://rss.itmedia.co.jp/rss/2.0/itmedia_all.xml"
+category = "IT"
+site = "ITmedia 総合記事一覧"
+
+[[feeds]]
+url = "https://www.publickey1.jp/atom.xml"
+category = "IT"
+
+[[feeds]]
+url = "https://feeds.arstechnica.com/arstechnica/index"
+category = "海外TECH"
+site = "Ars Technica"
+"#,
+        title = quoted
+    )
+}
+
+/// What `init` wrote.
+#[derive(Debug)]
+pub struct InitReport {
+    pub root: PathBuf,
+    pub written: Vec<PathBuf>,
+}
+
+/// Scaffolds a site in `dir` (created if needed). Fails if `dir` already has a matome.toml.
+pub fn init(dir: &Path) -> Result<InitReport> {
+    let config_path = crate::config::config_path(dir);
+    if config_path.exists() {
+        bail!(
+            "{} already exists: this folder is a matome site already",
+            config_path.display()
+        );
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let title = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "ニュースまとめ".into());
+    let mut files: Vec<(PathBuf, Vec<u8>)> = vec![
+        (config_path, config(&title).into_bytes()),
+        (dir.join(".gitignore"), GITIGNORE.as_bytes().to_vec()),
+        (dir.join("content").join(".gitkeep"), Vec::new()),
+        (
+            dir.join(".github").join("workflows").join("matome.yml"),
+            WORKFLOW.as_bytes().to_vec(),
+        ),
+    ];
+    let theme = dir.join("themes").join("default");
+    for (name, text) in DEFAULT_TEMPLATES {
+        files.push((theme.join("templates").join(name), text.as_bytes().to_vec()));
+    }
+    for (name, bytes) in DEFAULT_STATIC {
+        files.push((theme.join("static").join(name), bytes.to_vec()));
+    }
+    let mut written = Vec::new();
+    for (path, bytes) in files {
+        if path.exists() {
+            continue;
+        }
+        crate::fsutil::write_atomic(&path, &bytes)?;
+        written.push(path);
+    }
+    Ok(InitReport {
+        root: dir.to_path_buf(),
+        written,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_writes_a_site_that_loads_and_refuses_to_run_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("テックまとめ");
+        let r = init(&root).unwrap();
+        assert!(r.written.len() > 10);
+        let config = crate::config::Config::load(&root).unwrap();
+        assert_eq!(config.title, "テックまとめ");
+        assert_eq!(config.feeds.len(), 3);
+        assert!(root.join("themes/default/templates/digest.html").exists());
+        assert!(
+            std::fs::read_to_string(root.join(".gitignore"))
+                .unwrap()
+                .contains("/.matome/")
+        );
+        let e = init(&root).unwrap_err().to_string();
+        assert!(e.contains("already"), "{e}");
+    }
+}

@@ -1,0 +1,208 @@
+//! `matome init` (a site that builds at once, and its GitHub Actions workflow) and `matome check`.
+
+use std::path::Path;
+use std::process::Command;
+
+use yaml_rust2::{Yaml, YamlLoader};
+
+use crate::support::Site;
+
+fn matome(args: &[&str], cwd: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_matome"))
+        .args(args)
+        .current_dir(cwd)
+        .env("CI", "true")
+        .output()
+        .expect("run matome")
+}
+
+#[test]
+fn an_initialised_site_builds_checks_and_refuses_a_second_init() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("news");
+    let out = matome(&["init", root.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{out:?}");
+    for f in [
+        "matome.toml",
+        ".gitignore",
+        "content",
+        ".github/workflows/matome.yml",
+        "themes/default/templates/digest.html",
+        "themes/default/static/style.css",
+    ] {
+        assert!(root.join(f).exists(), "init wrote no {f}");
+    }
+    // It builds at once (no content yet) and its links hold.
+    let out = matome(&["--root", root.to_str().unwrap(), "build"], dir.path());
+    assert!(out.status.success(), "{out:?}");
+    assert!(root.join("public/index.html").exists());
+    let out = matome(&["--root", root.to_str().unwrap(), "check"], dir.path());
+    assert!(out.status.success(), "{out:?}");
+    // Never over an existing site.
+    let out = matome(&["init", root.to_str().unwrap()], dir.path());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already"));
+}
+
+fn steps(job: &Yaml) -> &Vec<Yaml> {
+    job["steps"].as_vec().expect("steps")
+}
+
+fn step_with<'a>(steps: &'a [Yaml], pred: impl Fn(&Yaml) -> bool) -> Option<&'a Yaml> {
+    steps.iter().find(|s| pred(s))
+}
+
+#[test]
+fn the_workflow_fetches_hourly_commits_builds_and_deploys() {
+    let docs = YamlLoader::load_from_str(matome::init::WORKFLOW).expect("workflow YAML parses");
+    let wf = &docs[0];
+    // Hourly cron and a manual trigger.
+    let on = &wf["on"];
+    let cron = on["schedule"][0]["cron"].as_str().expect("a cron schedule");
+    let fields: Vec<&str> = cron.split_whitespace().collect();
+    assert_eq!(fields.len(), 5, "{cron}");
+    assert!(fields[0].parse::<u32>().is_ok_and(|m| m < 60), "{cron}");
+    assert_eq!(&fields[1..], ["*", "*", "*", "*"], "every hour: {cron}");
+    assert!(!on["workflow_dispatch"].is_badvalue(), "manual dispatch");
+    // Never two runs at once.
+    assert!(wf["concurrency"]["group"].as_str().is_some());
+    assert_eq!(
+        wf["concurrency"]["cancel-in-progress"].as_bool(),
+        Some(false)
+    );
+    assert_eq!(wf["permissions"]["contents"].as_str(), Some("write"));
+
+    let update = steps(&wf["jobs"]["update"]);
+    let uses = |name: &str| {
+        step_with(update, |s| {
+            s["uses"].as_str().is_some_and(|u| u.starts_with(name))
+        })
+    };
+    let run_index = |needle: &str| {
+        update
+            .iter()
+            .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
+            .unwrap_or_else(|| panic!("no step runs {needle:?}"))
+    };
+    assert!(uses("actions/checkout@").is_some());
+    let cache = uses("actions/cache@").expect("a cache step");
+    let paths = cache["with"]["path"].as_str().unwrap();
+    for p in [".matome", "public", "matome"] {
+        assert!(paths.contains(p), "cache keeps {p}: {paths}");
+    }
+    assert!(update.iter().any(|s| {
+        s["run"]
+            .as_str()
+            .is_some_and(|r| r.contains("mecab-ipadic") && r.contains("cargo install"))
+    }));
+    let fetch = run_index("matome fetch");
+    let commit = run_index("git commit");
+    let build = run_index("matome build --base-url");
+    assert!(
+        fetch < commit && commit < build,
+        "fetch, commit, then build"
+    );
+    let commit_run = update[commit]["run"].as_str().unwrap();
+    assert!(commit_run.contains("git add content fetch-state.json"));
+    assert!(commit_run.contains("git push"));
+    // Built with the Pages URL, uploaded, deployed.
+    let build_run = update[build]["run"].as_str().unwrap();
+    assert!(
+        build_run.contains("steps.pages.outputs.base_url"),
+        "{build_run}"
+    );
+    assert!(uses("actions/configure-pages@").is_some());
+    let upload = uses("actions/upload-pages-artifact@").expect("upload step");
+    assert_eq!(upload["with"]["path"].as_str(), Some("public"));
+    let deploy = &wf["jobs"]["deploy"];
+    assert_eq!(deploy["needs"].as_str(), Some("update"));
+    assert_eq!(deploy["permissions"]["pages"].as_str(), Some("write"));
+    assert_eq!(deploy["permissions"]["id-token"].as_str(), Some("write"));
+    assert_eq!(deploy["environment"]["name"].as_str(), Some("github-pages"));
+    assert!(
+        step_with(steps(deploy), |s| s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("actions/deploy-pages@")))
+        .is_some()
+    );
+}
+
+fn demo_site() -> Site {
+    let site = Site::new();
+    site.write_config(&[]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for e in walkdir::WalkDir::new(root.join("content")) {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let rel = e.path().strip_prefix(root).unwrap();
+            site.write(rel, std::fs::read(e.path()).unwrap());
+        }
+    }
+    site
+}
+
+#[test]
+fn check_passes_a_good_site_and_names_each_problem() {
+    let site = demo_site();
+    site.matome(&["build"]).assert_success();
+    let ok = site.matome(&["check"]);
+    ok.assert_success();
+    assert!(ok.stdout.contains("0 problem(s)"), "{}", ok.stdout);
+
+    // A page gone: every page that links to it is named.
+    std::fs::remove_dir_all(site.path("public/categories/IT")).unwrap();
+    // An item archived twice, and a file named for another hour.
+    let files: Vec<_> = walkdir::WalkDir::new(site.path("content"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    let first = std::fs::read_to_string(&files[0]).unwrap();
+    site.write("content/2030/01/01/0000.md", &first);
+    let out = site.matome(&["check"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains("broken link \"/test/categories/IT/\""),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("public/2021/07/20/0800/index.html"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("is also in content/2021"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("content/2030/01/01/0000.md: its hour is"),
+        "{}",
+        out.stderr
+    );
+
+    // A broken content file is reported with its line.
+    site.write("content/2030/01/01/0000.md", "+++\nhour = 1\n+++\n");
+    let out = site.matome(&["check"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains("content/2030/01/01/0000.md:2"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn check_without_a_built_site_says_to_build() {
+    let site = demo_site();
+    let out = site.matome(&["check"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains("run `matome build` first"),
+        "{}",
+        out.stderr
+    );
+}
