@@ -44,14 +44,15 @@ pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
         }
     }
     let max = counts.iter().copied().max().unwrap_or(0).max(1);
-    let (w, h, pad) = (12.0_f64, 60.0_f64, 14.0_f64);
-    let width = w * months.len() as f64;
+    // A fixed canvas the page scales as a whole, so labels keep their shape.
+    let (width, h, pad) = (600.0_f64, 80.0_f64, 16.0_f64);
+    let w = width / months.len() as f64;
     let fmt = site.strings.month_format;
     let total: usize = counts.iter().sum();
     let mut svg = String::new();
     let _ = write!(
         svg,
-        r#"<svg class="chart" viewBox="0 0 {width} {}" role="img" aria-label="{}: {} – {}, {total}" preserveAspectRatio="none" xmlns="http://www.w3.org/2000/svg"><title>{}</title>"#,
+        r#"<svg class="chart" viewBox="0 0 {width} {}" role="img" aria-label="{}: {} – {}, {total}" xmlns="http://www.w3.org/2000/svg"><title>{}</title>"#,
         h + pad,
         esc(title),
         esc(&months[0].format(fmt).to_string()),
@@ -67,9 +68,9 @@ pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
         let _ = write!(
             svg,
             r#"<rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"><title>{}: {c}</title></rect>"#,
-            i as f64 * w + 1.0,
+            i as f64 * w + w * 0.1,
             h - bh,
-            w - 2.0,
+            w * 0.8,
             bh,
             esc(&m.format(fmt).to_string()),
         );

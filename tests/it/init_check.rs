@@ -48,7 +48,7 @@ fn steps(job: &Yaml) -> &Vec<Yaml> {
     job["steps"].as_vec().expect("steps")
 }
 
-fn step_with<'a>(steps: &'a [Yaml], pred: impl Fn(&Yaml) -> bool) -> Option<&'a Yaml> {
+fn step_with(steps: &[Yaml], pred: impl Fn(&Yaml) -> bool) -> Option<&Yaml> {
     steps.iter().find(|s| pred(s))
 }
 
