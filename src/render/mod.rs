@@ -241,9 +241,12 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
             .collect(),
         statics: theme.statics.keys().cloned().collect(),
     };
-    // The state only saves time: a build that cannot record it still succeeded.
-    if let Ok(bytes) = postcard::to_stdvec(&state) {
-        let _ = fsutil::write_atomic(&state_file, &bytes);
+    // The state only saves time: a build that cannot record it still succeeded, and a state
+    // lost in a crash means one full build (so no fsync).
+    if (!todo.is_empty() || removed > 0 || old.base_url != base_url || old.statics != state.statics)
+        && let Ok(bytes) = postcard::to_stdvec(&state)
+    {
+        let _ = fsutil::write_if_changed(&state_file, &bytes);
     }
     if !errors.is_empty() {
         let shown: Vec<&String> = errors.iter().take(10).collect();
