@@ -32,7 +32,31 @@ pub struct Config {
     pub theme: String,
     pub fetch: FetchSettings,
     pub analyze: crate::analyze::AnalyzeSettings,
+    pub build: BuildSettings,
     pub feeds: Vec<FeedConfig>,
+}
+
+/// `[build]`: the size of the site's lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildSettings {
+    /// Items per page of a category, site or keyword.
+    pub items_per_page: usize,
+    /// Digests per page of the home page.
+    pub digests_per_page: usize,
+    /// A keyword gets a page (and its chips a link) once this many items carry it; 1 gives every
+    /// keyword a page. Real archives have many keywords seen once: 2 keeps a year's site far
+    /// smaller (GitHub Pages sites should stay under 1 GB).
+    pub keyword_min_items: usize,
+}
+
+impl Default for BuildSettings {
+    fn default() -> Self {
+        BuildSettings {
+            items_per_page: 50,
+            digests_per_page: 24,
+            keyword_min_items: 1,
+        }
+    }
 }
 
 /// One `[[feeds]]` entry.
@@ -106,6 +130,8 @@ struct RawConfig {
     #[serde(default)]
     analyze: RawAnalyze,
     #[serde(default)]
+    build: RawBuild,
+    #[serde(default)]
     feeds: Vec<RawFeed>,
 }
 
@@ -132,6 +158,14 @@ struct RawAnalyze {
     keywords: Option<usize>,
     summary_chars: Option<usize>,
     summary_sentences: Option<usize>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawBuild {
+    items_per_page: Option<Spanned<usize>>,
+    digests_per_page: Option<Spanned<usize>>,
+    keyword_min_items: Option<Spanned<usize>>,
 }
 
 #[derive(Deserialize)]
@@ -210,6 +244,28 @@ impl Config {
             summary_sentences: raw.analyze.summary_sentences.unwrap_or(d.summary_sentences),
         };
 
+        let b = BuildSettings::default();
+        let positive = |v: Option<Spanned<usize>>, name: &str, default: usize| -> Result<usize> {
+            match v {
+                None => Ok(default),
+                Some(v) if *v.get_ref() >= 1 => Ok(*v.get_ref()),
+                Some(v) => bail!("{}: build.{name} must be at least 1", at(v.span())),
+            }
+        };
+        let build = BuildSettings {
+            items_per_page: positive(raw.build.items_per_page, "items_per_page", b.items_per_page)?,
+            digests_per_page: positive(
+                raw.build.digests_per_page,
+                "digests_per_page",
+                b.digests_per_page,
+            )?,
+            keyword_min_items: positive(
+                raw.build.keyword_min_items,
+                "keyword_min_items",
+                b.keyword_min_items,
+            )?,
+        };
+
         let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.feeds.len());
         let mut seen = std::collections::HashMap::new();
         for f in raw.feeds {
@@ -249,6 +305,7 @@ impl Config {
             theme: raw.theme.unwrap_or_else(|| "default".to_string()),
             fetch,
             analyze,
+            build,
             feeds,
         })
     }

@@ -25,10 +25,6 @@ use crate::content::Snapshot;
 use crate::content::archive::{Archive, Entry};
 use crate::fetch::state::FetchState;
 
-/// Digests per page on the home page and its older pages.
-pub const DIGESTS_PER_PAGE: usize = 24;
-/// Items per page of a category, site or keyword.
-pub const ITEMS_PER_PAGE: usize = 50;
 /// Entries in an Atom feed.
 pub const FEED_ENTRIES: usize = 50;
 /// Keywords on the keyword list page (the rest are reached from the digests).
@@ -207,6 +203,8 @@ pub struct Site<'a> {
     digest_urls: Vec<String>,
     digest_headings: Vec<String>,
     term_urls: [Vec<String>; 3],
+    /// Keywords with a page (`[build] keyword_min_items`); the others are shown unlinked.
+    has_page: Vec<bool>,
     feed_snapshots: Mutex<FxHashMap<usize, Arc<Snapshot>>>,
     sitemap_urls: OnceLock<Vec<String>>,
 }
@@ -299,6 +297,12 @@ impl<'a> Site<'a> {
             digest_urls: Vec::new(),
             digest_headings: Vec::new(),
             term_urls: [Vec::new(), Vec::new(), Vec::new()],
+            has_page: archive
+                .keywords
+                .items
+                .iter()
+                .map(|items| items.len() >= config.build.keyword_min_items)
+                .collect(),
             feed_snapshots: Mutex::new(FxHashMap::default()),
             sitemap_urls: OnceLock::new(),
         };
@@ -379,11 +383,20 @@ impl<'a> Site<'a> {
         }
     }
 
+    /// A link to a term's page; a keyword without a page gets an empty URL (shown unlinked).
     fn term_link(&self, tax: Tax, id: u32) -> Link {
         Link {
             name: self.names(tax).names[id as usize].clone(),
-            url: self.term_url(tax, id, 0),
+            url: if self.has_term_page(tax, id) {
+                self.term_url(tax, id, 0)
+            } else {
+                String::new()
+            },
         }
+    }
+
+    fn has_term_page(&self, tax: Tax, id: u32) -> bool {
+        tax != Tax::Keyword || self.has_page[id as usize]
     }
 
     fn digest_heading(&self, d: usize) -> String {
@@ -403,14 +416,14 @@ impl<'a> Site<'a> {
     fn home_pager(&self) -> Pager {
         Pager {
             n: self.archive.digests.len(),
-            per: DIGESTS_PER_PAGE,
+            per: self.config.build.digests_per_page,
         }
     }
 
     fn term_pager(&self, tax: Tax, id: u32) -> Pager {
         Pager {
             n: self.names(tax).items[id as usize].len(),
-            per: ITEMS_PER_PAGE,
+            per: self.config.build.items_per_page,
         }
     }
 }
@@ -430,8 +443,34 @@ where
 pub fn plan(site: &Site) -> Vec<Page> {
     let a = site.archive;
     let mut pages = Vec::new();
+    // Each item's own fingerprint: its file's bytes, its place in the file, and whether its
+    // keywords have pages (which decides whether they are links wherever the item is shown).
+    let item_fps: Vec<u64> = a
+        .items
+        .par_iter()
+        .map(|e| {
+            let mut fp = Fp(a.digests[e.digest as usize].hash);
+            fp.u64(u64::from(e.index));
+            for &k in &e.keywords {
+                fp.u64(u64::from(site.has_page[k as usize]));
+            }
+            fp.0
+        })
+        .collect();
+    // A digest's: its file's bytes (the body, the update time) and its items'.
+    let digest_fps: Vec<u64> = (0..a.digests.len())
+        .into_par_iter()
+        .map(|d| {
+            let r = &a.digests[d].items;
+            let mut fp = Fp(a.digests[d].hash);
+            for i in r.start..r.end {
+                fp.u64(item_fps[i as usize]);
+            }
+            fp.0
+        })
+        .collect();
     let digest_fp = |fp: &mut Fp, d: usize| {
-        fp.u64(a.digests[d].hash).u64(d as u64);
+        fp.u64(digest_fps[d]).u64(d as u64);
     };
 
     // Home and its older pages.
@@ -548,22 +587,19 @@ pub fn plan(site: &Site) -> Vec<Page> {
         .last()
         .map(|m| m.first.to_string())
         .unwrap_or_default();
-    // Each item's own fingerprint: its file's bytes and its place in the file.
-    let item_fps: Vec<u64> = a
-        .items
-        .par_iter()
-        .map(|e| { *Fp(a.digests[e.digest as usize].hash).u64(u64::from(e.index)) }.0)
-        .collect();
     for tax in Tax::ALL {
         let names = site.names(tax);
         let mut list_fp = Fp::new(tax.dir());
         for id in 0..names.len() {
-            list_fp
-                .str(&names.names[id])
-                .u64(names.items[id].len() as u64);
+            if site.has_term_page(tax, id as u32) {
+                list_fp
+                    .str(&names.names[id])
+                    .u64(names.items[id].len() as u64);
+            }
         }
         let term_pages: Vec<Vec<Page>> = (0..names.len() as u32)
             .into_par_iter()
+            .filter(|&id| site.has_term_page(tax, id))
             .map(|id| {
                 let pager = site.term_pager(tax, id);
                 let items = &names.items[id as usize];
@@ -1052,6 +1088,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
         Kind::Terms(tax) => {
             let names = site.names(*tax);
             let mut terms: Vec<CountLink> = (0..names.len() as u32)
+                .filter(|&id| site.has_term_page(*tax, id))
                 .map(|id| CountLink {
                     name: names.names[id as usize].clone(),
                     url: site.term_url(*tax, id, 0),
@@ -1293,7 +1330,7 @@ fn related_keywords(site: &Site, id: u32) -> Vec<Link> {
     let mut counts: FxHashMap<u32, usize> = FxHashMap::default();
     for &i in &a.keywords.items[id as usize] {
         for &k in &a.items[i as usize].keywords {
-            if k != id {
+            if k != id && site.has_page[k as usize] {
                 *counts.entry(k).or_default() += 1;
             }
         }

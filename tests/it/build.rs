@@ -631,3 +631,62 @@ fn the_health_page_shows_each_feeds_record() {
         "next attempt in the site zone"
     );
 }
+
+/// `[build] keyword_min_items = 2`: a keyword seen once has no page and is shown unlinked; when
+/// a second item brings it, its page appears and the older pages that show it link to it.
+#[test]
+fn keywords_seen_once_can_stay_unlinked_until_they_recur() {
+    let mut site = fixture_site("https://user.github.io/repo/");
+    site.config.append = "[build]\nkeyword_min_items = 2\nitems_per_page = 1\n".into();
+    site.write_config(&[]);
+    build(&site, &[]);
+    // 日本銀行 is in two items, 長期金利 in one.
+    assert!(site.exists("public/keywords/日本銀行/index.html"));
+    assert!(!site.exists("public/keywords/長期金利/index.html"));
+    let digest = site.read("public/2021/07/20/0800/index.html");
+    assert!(digest.contains("<span>長期金利</span>"), "{digest}");
+    assert!(digest.contains(">日本銀行</a>"));
+    assert!(!site.read("public/keywords/index.html").contains("長期金利"));
+    // One item per page: a two-item category has a numbered page.
+    assert!(site.exists("public/categories/金融/page/1/index.html"));
+
+    write_snapshot(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        vec![item(
+            &It {
+                id: "e1",
+                category: "金融",
+                site: "マネー&マーケット",
+                title: "長期金利が上昇",
+                keywords: &["長期金利"],
+            },
+            "2021-07-20T08:50:00+09:00",
+        )],
+        "",
+    );
+    build(&site, &[]);
+    assert!(site.exists("public/keywords/長期金利/index.html"));
+    let digest = site.read("public/2021/07/20/0800/index.html");
+    assert!(
+        digest.contains(">長期金利</a>"),
+        "the older digest now links it"
+    );
+    let check = site.matome(&["check"]);
+    check.assert_success();
+}
+
+#[test]
+fn build_settings_are_validated() {
+    let mut site = fixture_site("https://user.github.io/repo/");
+    site.config.append = "[build]\nitems_per_page = 0\n".into();
+    site.write_config(&[]);
+    let out = site.matome(&["build"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains("build.items_per_page must be at least 1"),
+        "{}",
+        out.stderr
+    );
+}
