@@ -10,15 +10,15 @@ use super::pages::{Site, months_between};
 /// At most this many months are drawn (the most recent).
 const MAX_MONTHS: usize = 36;
 
-/// The chart of `items` (archive item indexes) per month, up to the archive's last month.
+/// The chart of `items` (archive item indexes, oldest first) per month, from the first month
+/// they appear in to the last. It depends on those items only, so a keyword's page changes only
+/// when the keyword does (not every month for every keyword).
 pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
-    let Some(last) = site.last_month() else {
+    let month_of = |i: u32| site.digest_month(site.archive.items[i as usize].digest as usize);
+    let (Some(&first), Some(&last)) = (items.first(), items.last()) else {
         return String::new();
     };
-    let first = items
-        .first()
-        .map(|&i| site.digest_month(site.archive.items[i as usize].digest as usize))
-        .unwrap_or(last);
+    let (first, last) = (month_of(first), month_of(last));
     let mut months = months_between(first, last);
     if months.len() < 6 {
         // A short history still gets a readable axis: pad with the months before.

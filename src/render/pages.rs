@@ -470,7 +470,7 @@ pub fn plan(site: &Site) -> Vec<Page> {
         })
         .collect();
     let digest_fp = |fp: &mut Fp, d: usize| {
-        fp.u64(digest_fps[d]).u64(d as u64);
+        fp.u64(digest_fps[d]);
     };
 
     // Home and its older pages.
@@ -493,14 +493,14 @@ pub fn plan(site: &Site) -> Vec<Page> {
     for d in 0..a.digests.len() {
         let mut fp = Fp::new("digest");
         digest_fp(&mut fp, d);
-        // Neighbours: the previous/next links.
+        // Neighbours: the previous/next links show their headings (hour and item count).
         for n in [
             d.checked_sub(1),
             Some(d + 1).filter(|&n| n < a.digests.len()),
         ] {
-            fp.opt(n);
+            fp.u64(u64::from(n.is_some()));
             if let Some(n) = n {
-                fp.u64(a.digests[n].hour.timestamp() as u64);
+                fp.str(&site.digest_headings[n]);
             }
         }
         pages.push(Page {
@@ -511,10 +511,9 @@ pub fn plan(site: &Site) -> Vec<Page> {
     }
     // Calendar.
     for (i, day) in site.days.iter().enumerate() {
+        // Its digests and its neighbours' URLs: nothing else (not its index, not the number
+        // of days), so a new day changes only itself and the day before.
         let mut fp = Fp::new("day");
-        fp.u64(i as u64)
-            .opt(i.checked_sub(1))
-            .u64(site.days.len() as u64);
         for &d in &day.digests {
             digest_fp(&mut fp, d);
         }
@@ -582,11 +581,6 @@ pub fn plan(site: &Site) -> Vec<Page> {
         fp: archives_fp.0,
     });
     // Categories, sites, keywords.
-    let last_month = site
-        .months
-        .last()
-        .map(|m| m.first.to_string())
-        .unwrap_or_default();
     for tax in Tax::ALL {
         let names = site.names(tax);
         let mut list_fp = Fp::new(tax.dir());
@@ -605,8 +599,7 @@ pub fn plan(site: &Site) -> Vec<Page> {
                 let items = &names.items[id as usize];
                 let mut out = Vec::with_capacity(pager.numbered() + 1);
                 // Numbered pages first: the first page of a keyword folds them in (its chart
-                // and related words depend on every item with the keyword), and the chart
-                // runs to the archive's last month.
+                // and related words depend on every item with the keyword).
                 let mut all = Fp::new("all");
                 for page in (1..=pager.numbered()).chain(std::iter::once(0)) {
                     let mut fp = Fp::new(tax.name());
@@ -618,7 +611,7 @@ pub fn plan(site: &Site) -> Vec<Page> {
                         fp.u64(item_fps[i as usize]);
                     }
                     if page == 0 && tax == Tax::Keyword {
-                        fp.u64(all.0).str(&last_month);
+                        fp.u64(all.0);
                     }
                     all.u64(fp.0);
                     out.push(Page {
@@ -1437,11 +1430,6 @@ pub(super) fn months_between(first: NaiveDate, last: NaiveDate) -> Vec<NaiveDate
 }
 
 impl Site<'_> {
-    /// The archive's last month (the chart's right end).
-    pub(super) fn last_month(&self) -> Option<NaiveDate> {
-        self.months.last().map(|m| m.first)
-    }
-
     pub(super) fn digest_month(&self, d: usize) -> NaiveDate {
         self.months[self.day_month[self.digest_day[d]]].first
     }

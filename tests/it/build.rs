@@ -690,3 +690,29 @@ fn build_settings_are_validated() {
         out.stderr
     );
 }
+
+/// Regression: a digest's previous/next links show the neighbour's heading, item count included;
+/// a second run in the neighbour's hour (more items in its file) must reach the link.
+#[test]
+fn a_neighbours_new_item_count_reaches_the_link_to_it() {
+    let site = fixture_site("https://user.github.io/repo/");
+    build(&site, &[]);
+    let before = site.read("public/2021/07/19/2300/index.html");
+    assert!(before.contains("RSSフィード2021-07-20 08:00 分まとめ(3件)"));
+    let path = site.path("content/2021/07/20/0800.md");
+    let mut s = Snapshot::load(&path).unwrap();
+    s.items.push(item(
+        &It {
+            id: "b4",
+            category: "IT",
+            site: "ITニュース総合",
+            title: "追加の記事",
+            keywords: &["追加"],
+        },
+        "2021-07-20T08:40:00+09:00",
+    ));
+    s.write(&path).unwrap();
+    build(&site, &[]);
+    let after = site.read("public/2021/07/19/2300/index.html");
+    assert!(after.contains("RSSフィード2021-07-20 08:00 分まとめ(4件)"), "{after}");
+}
