@@ -14,7 +14,6 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset, TimeZone, Utc};
@@ -22,7 +21,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::{Snapshot, load_paths, snapshot_paths};
+use super::{Snapshot, load_paths, rel_name, snapshot_paths, stamp};
 use crate::fsutil;
 
 const CACHE_VERSION: u32 = 1;
@@ -264,13 +263,6 @@ struct Row {
     keywords: Vec<String>,
 }
 
-fn rel_name(root: &Path, p: &Path) -> String {
-    p.strip_prefix(root)
-        .unwrap_or(p)
-        .to_string_lossy()
-        .replace('\\', "/")
-}
-
 /// `content/2021/07/20/0800.md` → `2021-07`; anything else → `other`.
 fn chunk_name(root: &Path, p: &Path) -> String {
     let rel = rel_name(root, p);
@@ -286,17 +278,6 @@ fn chunk_name(root: &Path, p: &Path) -> String {
     } else {
         "other".to_string()
     }
-}
-
-fn stamp(path: &Path) -> Option<(u64, u128)> {
-    let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    Some((meta.len(), mtime))
 }
 
 fn entry_of(rel: String, size: u64, mtime_ns: u128, text: &str, s: Snapshot) -> FileEntry {

@@ -10,13 +10,12 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemKey, Snapshot, load_paths, snapshot_paths};
+use super::{ItemKey, Snapshot, load_paths, rel_name, snapshot_paths, stamp};
 use crate::fsutil;
 
 const VERSION: u32 = 2;
@@ -44,13 +43,6 @@ struct Cache {
 struct CacheRef<'a> {
     version: u32,
     files: &'a BTreeMap<String, FileKeys>,
-}
-
-fn rel_name(root: &Path, p: &Path) -> String {
-    p.strip_prefix(root)
-        .unwrap_or(p)
-        .to_string_lossy()
-        .replace('\\', "/")
 }
 
 fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
@@ -107,17 +99,6 @@ struct FileKeys {
 
 fn cache_path(root: &Path) -> PathBuf {
     root.join(".matome").join("keys.json")
-}
-
-fn stamp(path: &Path) -> Option<(u64, u128)> {
-    let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    Some((meta.len(), mtime))
 }
 
 fn load_cache(root: &Path) -> Cache {

@@ -259,6 +259,26 @@ pub fn snapshot_rel_path(hour: &DateTime<FixedOffset>) -> PathBuf {
         .join(format!("{:02}{:02}.md", hour.hour(), hour.minute()))
 }
 
+/// A file's path relative to the site root, with `/` (the caches' key).
+pub(crate) fn rel_name(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// A file's size and modification time (ns): what the caches compare before trusting an entry.
+pub(crate) fn stamp(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((meta.len(), mtime))
+}
+
 /// Every snapshot file under `content/`, sorted by path (so by time).
 pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
     let dir = root.join(CONTENT_DIR);

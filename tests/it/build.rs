@@ -714,5 +714,8 @@ fn a_neighbours_new_item_count_reaches_the_link_to_it() {
     s.write(&path).unwrap();
     build(&site, &[]);
     let after = site.read("public/2021/07/19/2300/index.html");
-    assert!(after.contains("RSSフィード2021-07-20 08:00 分まとめ(4件)"), "{after}");
+    assert!(
+        after.contains("RSSフィード2021-07-20 08:00 分まとめ(4件)"),
+        "{after}"
+    );
 }
