@@ -39,6 +39,45 @@ pub enum Command {
     Init(InitArgs),
     /// Validate the config, every content file and every internal link of the built site.
     Check(CheckArgs),
+    /// Search the archive: words are AND-ed, "quoted phrases" match words together, -word
+    /// excludes. Brings the index (.matome/search/) up to date with content/ first.
+    Search(SearchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The query, e.g. `日本銀行 -円安` or `"public cloud"` (a word starting with `-` is an
+    /// exclusion, not an option).
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// One JSON object per hit per line (title, link, site, category, published, keywords,
+    /// summary, url).
+    #[arg(long)]
+    pub json: bool,
+    /// Hits at most.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Only items of this category.
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Only items of this site.
+    #[arg(long)]
+    pub site: Option<String>,
+    /// Only items published on or after this date (YYYY-MM-DD in the site's zone, or RFC 3339).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only items published before the end of this date (YYYY-MM-DD, or an RFC 3339 time).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// Order of the hits.
+    #[arg(long, value_enum, default_value_t = SortOrder::Relevance)]
+    pub sort: SortOrder,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SortOrder {
+    Relevance,
+    Date,
 }
 
 #[derive(Debug, Args)]
@@ -96,6 +135,30 @@ pub struct ImportArgs {
     pub file: PathBuf,
 }
 
+/// The command line as clap should see it: after `search`, a word like `-円安` is an
+/// exclusion, not an unknown option, so its `-` becomes `−` (U+2212, which the query language
+/// also reads as an exclusion). Options (`--json`, `-h`) are left alone.
+pub fn normalize_args(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let mut in_search = false;
+    args.into_iter()
+        .map(|a| {
+            let Some(s) = a.to_str() else { return a };
+            if !in_search {
+                in_search = s == "search";
+                return a;
+            }
+            match s.strip_prefix('-') {
+                Some(rest) if !rest.is_empty() && !rest.starts_with('-') && rest != "h" => {
+                    format!("\u{2212}{rest}").into()
+                }
+                _ => a,
+            }
+        })
+        .collect()
+}
+
 fn parse_rfc3339(s: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, String> {
     chrono::DateTime::parse_from_rfc3339(s)
         .map_err(|e| format!("`{s}` is not an RFC 3339 time like 2021-07-20T08:28:58+09:00 ({e})"))
@@ -114,7 +177,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 },
             )?;
             println!(
-                "built {} ({} digests, {} items): {} files, {} rendered, {} written, {} removed in {:.2} s",
+                "built {} ({} digests, {} items): {} files, {} rendered, {} written, {} removed; search index: {} items added{} in {:.2} s",
                 r.output.display(),
                 r.digests,
                 r.items,
@@ -122,6 +185,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 r.rendered,
                 r.written,
                 r.removed,
+                r.search.items_added,
+                if r.search.rebuilt { " (rebuilt)" } else { "" },
                 r.elapsed.as_secs_f64()
             );
             Ok(ExitCode::SUCCESS)
@@ -159,6 +224,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Search(args) => search(&cli.root, args),
         Command::Analyze(args) => {
             let r = crate::analyze::reanalyze(&cli.root, args.all)?;
             println!(
@@ -200,6 +266,78 @@ fn fetch(root: &std::path::Path, args: FetchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn search(root: &std::path::Path, args: SearchArgs) -> Result<ExitCode> {
+    use std::io::{IsTerminal, Write};
+    let config = crate::config::Config::load(root)?;
+    let tz = config.timezone;
+    let until = match &args.until {
+        // A date means "through that day".
+        Some(d) if !d.contains('T') => Some(crate::search::index::parse_date(d, tz)? + 86_400),
+        Some(d) => Some(crate::search::index::parse_date(d, tz)?),
+        None => None,
+    };
+    let opts = crate::search::index::SearchOptions {
+        query: args.query.join(" "),
+        limit: args.limit,
+        category: args.category,
+        site: args.site,
+        since: args
+            .since
+            .as_deref()
+            .map(|d| crate::search::index::parse_date(d, tz))
+            .transpose()
+            .context("--since")?,
+        until,
+        by_date: args.sort == SortOrder::Date,
+    };
+    {
+        let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
+            eprintln!("waiting for another matome run to finish ({})", p.display())
+        })?;
+        let archive = crate::content::archive::Archive::load(root)?;
+        crate::search::index::update(root, &config, &archive)?;
+    }
+    let hits = crate::search::index::search(root, &config, &config.base_url, &opts)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        for h in &hits {
+            serde_json::to_writer(&mut out, h)?;
+            writeln!(out)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let (on, off) = if color {
+        ("\x1b[1;33m", "\x1b[0m")
+    } else {
+        ("[", "]")
+    };
+    for h in &hits {
+        let date = h
+            .published
+            .get(..16)
+            .unwrap_or(&h.published)
+            .replace('T', " ");
+        writeln!(out, "{date}  {} / {}", h.category, h.site)?;
+        writeln!(out, "  {}", h.title)?;
+        if !h.snippet.is_empty() {
+            writeln!(
+                out,
+                "  {}",
+                h.snippet.replace('\u{2}', on).replace('\u{3}', off)
+            )?;
+        }
+        if !h.link.is_empty() {
+            writeln!(out, "  {}", h.link)?;
+        }
+        writeln!(out, "  {}", h.url)?;
+        writeln!(out)?;
+    }
+    writeln!(out, "{} hit(s)", hits.len())?;
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +346,45 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn exclusions_after_search_are_words_not_options() {
+        let args = normalize_args(
+            [
+                "matome",
+                "--root",
+                "/x",
+                "search",
+                "日本銀行",
+                "-円安",
+                "--json",
+                "-h",
+                "-",
+            ]
+            .map(std::ffi::OsString::from),
+        );
+        assert_eq!(
+            args,
+            [
+                "matome",
+                "--root",
+                "/x",
+                "search",
+                "日本銀行",
+                "\u{2212}円安",
+                "--json",
+                "-h",
+                "-"
+            ]
+            .map(std::ffi::OsString::from)
+        );
+        let cli = Cli::try_parse_from(args.into_iter().take(7)).unwrap();
+        let Command::Search(s) = cli.command else {
+            panic!("search")
+        };
+        assert_eq!(s.query, ["日本銀行", "\u{2212}円安"]);
+        assert!(s.json);
     }
 
     #[test]

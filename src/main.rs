@@ -9,7 +9,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = matome::cli::Cli::parse();
+    let cli = matome::cli::Cli::parse_from(matome::cli::normalize_args(std::env::args_os()));
     match matome::cli::run(cli) {
         Ok(code) => code,
         Err(e) => {

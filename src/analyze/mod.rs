@@ -189,13 +189,30 @@ impl Analyzer {
     }
 
     fn tokens<'a>(&self, text: &'a str) -> Vec<Tok<'a>> {
+        self.tokens_in(text, false)
+    }
+
+    /// Tokens in lindera's normal mode, or in decompose mode (long kanji words split into
+    /// their parts: 日本銀行 → 日本 + 銀行), which search uses so a part finds the whole.
+    fn tokens_in<'a>(&self, text: &'a str, decompose: bool) -> Vec<Tok<'a>> {
         thread_local! {
             static WORKER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
                 const { std::cell::RefCell::new(None) };
+            static DECOMPOSER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
+                const { std::cell::RefCell::new(None) };
         }
-        WORKER.with(|w| {
+        let slot = if decompose { &DECOMPOSER } else { &WORKER };
+        slot.with(|w| {
             let mut w = w.borrow_mut();
-            let worker = w.get_or_insert_with(|| self.segmenter.new_worker());
+            let worker = w.get_or_insert_with(|| {
+                let mut worker = self.segmenter.new_worker();
+                if decompose {
+                    worker.set_mode(lindera::mode::Mode::Decompose(
+                        lindera::mode::Penalty::default(),
+                    ));
+                }
+                worker
+            });
             let Ok(tokens) = worker.segment(text) else {
                 return Vec::new();
             };
@@ -589,20 +606,42 @@ impl Analyzer {
         }
     }
 
-    /// Index terms of prepared text, for search: every content word (nouns, stemmed Latin
-    /// words) and every compound they form, so both 日本銀行 and its parts are found. The same
-    /// function analyses documents and queries, which is what makes a keyword shown on a page
-    /// findable by search.
-    pub fn index_terms(&self, prepared: &str) -> Vec<String> {
-        let mut terms = Vec::new();
-        let mut out = Vec::new();
-        self.scan(prepared, &mut terms, &mut |k| out.push(k.to_string()));
-        out.extend(
-            terms
-                .into_iter()
-                .filter(|t| !t.phrase)
-                .map(|t| t.key.into_string()),
-        );
+    /// Tokens for the full-text index (and for queries against it): every noun part, number
+    /// and (stemmed, lower-cased) Latin word of prepared text, each with its position in the
+    /// whole token sequence — particles, verbs, symbols and English stop words are skipped but still
+    /// count, so a phrase matches only words that really stand together. Compounds are not
+    /// tokens of their own, and long dictionary words are decomposed (lindera's decompose mode):
+    /// 日本銀行 is 日本 + 銀行 at adjacent positions, which a phrase query finds, and 銀行 alone
+    /// finds too. Byte offsets are into `prepared`.
+    pub fn search_tokens(&self, prepared: &str) -> Vec<SearchToken> {
+        let toks = self.tokens_in(prepared, true);
+        let mut out = Vec::with_capacity(toks.len());
+        for (position, t) in toks.iter().enumerate() {
+            let text = match t.kind {
+                // Every noun, even those 頻出ワード leaves out (日本, 会社): a reader may search them.
+                Kind::Noun | Kind::Suffix | Kind::Prefix | Kind::Number => {
+                    if has_upper(t.surface) {
+                        t.surface.to_lowercase()
+                    } else {
+                        t.surface.to_string()
+                    }
+                }
+                Kind::Latin => {
+                    let lower = t.surface.to_lowercase();
+                    if self.is_stop_en(&lower) {
+                        continue;
+                    }
+                    self.stem(&lower)
+                }
+                _ => continue,
+            };
+            out.push(SearchToken {
+                text,
+                position,
+                start: t.start,
+                end: t.start + t.surface.len(),
+            });
+        }
         out
     }
 
@@ -882,6 +921,17 @@ fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
         return Kind::Break;
     }
     pos_kind
+}
+
+/// One token of [`Analyzer::search_tokens`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchToken {
+    pub text: String,
+    /// Index in the token sequence (gaps where skipped words stand).
+    pub position: usize,
+    /// Byte range in the prepared text.
+    pub start: usize,
+    pub end: usize,
 }
 
 /// Settings of the analysis (`[analyze]` in matome.toml).

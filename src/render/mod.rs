@@ -58,6 +58,8 @@ pub struct BuildReport {
     pub removed: usize,
     /// Snapshot files parsed (the rest came from the archive cache).
     pub parsed_files: usize,
+    /// What updating the search index did.
+    pub search: crate::search::index::IndexReport,
     pub elapsed: Duration,
 }
 
@@ -137,6 +139,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         eprintln!("waiting for another matome run to finish ({})", p.display())
     })?;
     let archive = Archive::load(root)?;
+    let search = crate::search::index::update(root, &config, &archive)?;
     let filters = Filters {
         base_url: base_url.clone(),
         base_path: url::Url::parse(&base_url)
@@ -270,6 +273,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         written,
         removed,
         parsed_files: archive.parsed_files,
+        search,
         elapsed: started.elapsed(),
     })
 }
