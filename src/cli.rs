@@ -297,7 +297,8 @@ fn search(root: &std::path::Path, args: SearchArgs) -> Result<ExitCode> {
         let archive = crate::content::archive::Archive::load(root)?;
         crate::search::index::update(root, &config, &archive)?;
     }
-    let hits = crate::search::index::search(root, &config, &config.base_url, &opts)?;
+    let hits =
+        crate::search::index::SiteSearcher::open(root, &config, &config.base_url)?.search(&opts)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {

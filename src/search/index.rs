@@ -382,116 +382,138 @@ fn clause_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
     Some(Box::new(BooleanQuery::new(per_field)))
 }
 
-/// Searches the index of the site at `root` (update it first with [`update`]).
-pub fn search(
-    root: &Path,
-    config: &Config,
-    base_url: &str,
-    opts: &SearchOptions,
-) -> Result<Vec<Hit>> {
-    let (index, _, _) = open_or_create(root)?;
-    let (_, f) = schema();
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    let mut positive = 0;
-    for c in parse_query(&opts.query) {
-        if let Some(q) = clause_query(&f, &c.text) {
-            if c.exclude {
-                clauses.push((Occur::MustNot, q));
-            } else {
-                positive += 1;
-                clauses.push((Occur::Must, q));
+/// An open index, ready for queries (the CLI opens one per run; `serve` keeps one).
+pub struct SiteSearcher {
+    reader: tantivy::IndexReader,
+    fields: Fields,
+    timezone: chrono_tz::Tz,
+    base_url: String,
+}
+
+impl SiteSearcher {
+    /// Opens the index of the site at `root` (bring it up to date first with [`update`]).
+    pub fn open(root: &Path, config: &Config, base_url: &str) -> Result<SiteSearcher> {
+        let (index, _, _) = open_or_create(root)?;
+        let reader = index.reader().context("reading the search index")?;
+        Ok(SiteSearcher {
+            reader,
+            fields: schema().1,
+            timezone: config.timezone,
+            base_url: base_url.to_string(),
+        })
+    }
+
+    /// Sees what the last [`update`] committed.
+    pub fn reload(&self) -> Result<()> {
+        Ok(self.reader.reload()?)
+    }
+
+    /// The hits of a query, best (or newest) first.
+    pub fn search(&self, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let f = self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut positive = 0;
+        for c in parse_query(&opts.query) {
+            if let Some(q) = clause_query(&f, &c.text) {
+                if c.exclude {
+                    clauses.push((Occur::MustNot, q));
+                } else {
+                    positive += 1;
+                    clauses.push((Occur::Must, q));
+                }
             }
         }
-    }
-    // Nothing to look for (only particles or stop words): nothing matches.
-    if positive == 0 {
-        return Ok(Vec::new());
-    }
-    if let Some(c) = &opts.category {
-        clauses.push((
-            Occur::Must,
-            Box::new(TermQuery::new(
-                Term::from_field_text(f.category, c),
-                IndexRecordOption::Basic,
-            )),
-        ));
-    }
-    if let Some(s) = &opts.site {
-        clauses.push((
-            Occur::Must,
-            Box::new(TermQuery::new(
-                Term::from_field_text(f.site, s),
-                IndexRecordOption::Basic,
-            )),
-        ));
-    }
-    if opts.since.is_some() || opts.until.is_some() {
-        let lower = opts.since.map_or(Bound::Unbounded, |s| {
-            Bound::Included(Term::from_field_i64(f.published, s))
-        });
-        let upper = opts.until.map_or(Bound::Unbounded, |u| {
-            Bound::Excluded(Term::from_field_i64(f.published, u))
-        });
-        clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
-    }
-    let query = BooleanQuery::new(clauses);
-    let reader = index.reader().context("reading the search index")?;
-    let searcher = reader.searcher();
-    let limit = opts.limit.max(1);
-    let addresses: Vec<(f32, tantivy::DocAddress)> = if opts.by_date {
-        searcher
-            .search(
-                &query,
-                &TopDocs::with_limit(limit).order_by_fast_field::<i64>("published", Order::Desc),
-            )?
-            .into_iter()
-            .map(|(_, a)| (0.0, a))
-            .collect()
-    } else {
-        searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?
-    };
-    let mut snippets = tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.text)?;
-    snippets.set_max_num_chars(160);
-    let mut title_snippets =
-        tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.title)?;
-    title_snippets.set_max_num_chars(400);
-    let tz = config.timezone;
-    let mut hits = Vec::with_capacity(addresses.len());
-    for (score, addr) in addresses {
-        let doc: TantivyDocument = searcher.doc(addr)?;
-        let text = |field: Field| -> String {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
-        let published = doc
-            .get_first(f.published)
-            .and_then(|v| v.as_i64())
-            .and_then(|s| tz.timestamp_opt(s, 0).single())
-            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-            .unwrap_or_default();
-        let mut snippet = marked(&snippets.snippet_from_doc(&doc));
-        if snippet.is_empty() {
-            snippet = marked(&title_snippets.snippet_from_doc(&doc));
+        // Nothing to look for (only particles or stop words): nothing matches.
+        if positive == 0 {
+            return Ok(Vec::new());
         }
-        hits.push(Hit {
-            title: text(f.title),
-            link: text(f.link),
-            site: text(f.site),
-            category: text(f.category),
-            published,
-            keywords: doc
-                .get_all(f.keywords)
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
-            summary: text(f.summary),
-            url: format!("{base_url}{}", text(f.url)),
-            score,
-            snippet,
-        });
+        if let Some(c) = &opts.category {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.category, c),
+                    IndexRecordOption::Basic,
+                )),
+            ));
+        }
+        if let Some(s) = &opts.site {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.site, s),
+                    IndexRecordOption::Basic,
+                )),
+            ));
+        }
+        if opts.since.is_some() || opts.until.is_some() {
+            let lower = opts.since.map_or(Bound::Unbounded, |s| {
+                Bound::Included(Term::from_field_i64(f.published, s))
+            });
+            let upper = opts.until.map_or(Bound::Unbounded, |u| {
+                Bound::Excluded(Term::from_field_i64(f.published, u))
+            });
+            clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
+        }
+        let query = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let limit = opts.limit.max(1);
+        let addresses: Vec<(f32, tantivy::DocAddress)> = if opts.by_date {
+            searcher
+                .search(
+                    &query,
+                    &TopDocs::with_limit(limit)
+                        .order_by_fast_field::<i64>("published", Order::Desc),
+                )?
+                .into_iter()
+                .map(|(_, a)| (0.0, a))
+                .collect()
+        } else {
+            searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?
+        };
+        let mut snippets = tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.text)?;
+        snippets.set_max_num_chars(160);
+        let mut title_snippets =
+            tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.title)?;
+        title_snippets.set_max_num_chars(400);
+        let tz = self.timezone;
+        let base_url = &self.base_url;
+        let mut hits = Vec::with_capacity(addresses.len());
+        for (score, addr) in addresses {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let text = |field: Field| -> String {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let published = doc
+                .get_first(f.published)
+                .and_then(|v| v.as_i64())
+                .and_then(|s| tz.timestamp_opt(s, 0).single())
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                .unwrap_or_default();
+            let mut snippet = marked(&snippets.snippet_from_doc(&doc));
+            if snippet.is_empty() {
+                snippet = marked(&title_snippets.snippet_from_doc(&doc));
+            }
+            hits.push(Hit {
+                title: text(f.title),
+                link: text(f.link),
+                site: text(f.site),
+                category: text(f.category),
+                published,
+                keywords: doc
+                    .get_all(f.keywords)
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                summary: text(f.summary),
+                url: format!("{base_url}{}", text(f.url)),
+                score,
+                snippet,
+            });
+        }
+        Ok(hits)
     }
-    Ok(hits)
 }
 
 /// A snippet's fragment with its highlighted ranges between `\u{2}` and `\u{3}`.
