@@ -42,6 +42,20 @@ pub enum Command {
     /// Search the archive: words are AND-ed, "quoted phrases" match words together, -word
     /// excludes. Brings the index (.matome/search/) up to date with content/ first.
     Search(SearchArgs),
+    /// Build the site and preview it on 127.0.0.1 under base_url's path, rebuilding and
+    /// reloading open pages when matome.toml, content/, templates/, themes/ or static/ change;
+    /// the search page uses the live index (`/api/search`).
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
 }
 
 #[derive(Debug, Args)]
@@ -225,6 +239,16 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Search(args) => search(&cli.root, args),
+        Command::Serve(args) => {
+            crate::serve::serve(
+                &cli.root,
+                crate::serve::ServeOptions {
+                    bind: args.bind,
+                    port: args.port,
+                },
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Analyze(args) => {
             let r = crate::analyze::reanalyze(&cli.root, args.all)?;
             println!(

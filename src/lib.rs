@@ -16,6 +16,7 @@ pub mod import;
 pub mod init;
 pub mod render;
 pub mod search;
+pub mod serve;
 pub mod text;
 
 #[cfg(test)]

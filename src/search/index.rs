@@ -30,8 +30,9 @@ use crate::content::Snapshot;
 use crate::content::archive::Archive;
 use crate::fsutil;
 
-/// Bump when the schema or what is indexed changes: the index is then rebuilt from content/.
-const SCHEMA_VERSION: u32 = 1;
+/// Bump when the schema, what is indexed or how it is tokenised changes: the index is then
+/// rebuilt from content/.
+const SCHEMA_VERSION: u32 = 2;
 const TOKENIZER: &str = "matome";
 /// The index writer's memory budget (tantivy splits it across its threads).
 const WRITER_HEAP: usize = 96 * 1024 * 1024;

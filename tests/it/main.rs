@@ -8,5 +8,6 @@ mod import;
 mod init_check;
 mod quality;
 mod search;
+mod serve;
 mod support;
 mod support_selftest;

@@ -1,0 +1,528 @@
+//! `matome serve`: the local preview. Builds the site, serves the output folder on loopback
+//! under the path of base_url (so links behave as on GitHub Pages), watches the inputs and
+//! rebuilds incrementally, tells open pages to reload (server-sent events), shows build errors
+//! as an overlay, and answers search queries from the tantivy index.
+//!
+//! The reload script is injected into HTML responses only; nothing of it is ever written to the
+//! output folder, which stays exactly what `matome build` deploys. Modelled on mdBook's
+//! `serve`: an explicit list of watched inputs (never the output), a debounce, a rebuild, a
+//! broadcast.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use tokio::sync::broadcast;
+
+use crate::config::Config;
+use crate::render::{self, BuildOptions};
+use crate::search::index::{SearchOptions, SiteSearcher, parse_date};
+
+/// `matome serve`'s options.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub bind: IpAddr,
+    /// 0 picks a free port.
+    pub port: u16,
+}
+
+/// What open pages are told.
+#[derive(Debug, Clone)]
+enum Signal {
+    Reload,
+    Error(String),
+    /// The server stops: event streams end, so open pages do not hold the shutdown up.
+    Shutdown,
+}
+
+struct Shared {
+    root: PathBuf,
+    output: PathBuf,
+    /// `/` or `/REPO/`.
+    base_path: String,
+    /// `http://127.0.0.1:PORT/REPO/`: what search hits link to.
+    local_url: String,
+    /// The last build's error, shown to pages that load while it stands.
+    error: RwLock<Option<String>>,
+    searcher: RwLock<Option<SiteSearcher>>,
+    signals: broadcast::Sender<Signal>,
+}
+
+/// Builds and serves the site at `root` until Ctrl-C.
+pub fn serve(root: &Path, opts: ServeOptions) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the server runtime")?;
+    // Absolute: the watcher reports absolute paths.
+    let root = root
+        .canonicalize()
+        .with_context(|| format!("resolving {}", root.display()))?;
+    runtime.block_on(run(root, opts))
+}
+
+async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
+    let config = Config::load(&root)?;
+    let base_path = url::Url::parse(&config.base_url)
+        .map(|u| u.path().to_string())
+        .unwrap_or_else(|_| "/".into());
+    let addr = SocketAddr::new(opts.bind, opts.port);
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            anyhow!(
+                "port {} on {} is already in use: stop what runs there, or choose another port with --port",
+                opts.port,
+                opts.bind
+            )
+        } else {
+            anyhow!("listening on {addr}: {e}")
+        }
+    })?;
+    let local = listener.local_addr()?;
+    let (signals, _) = broadcast::channel(16);
+    let shared = Arc::new(Shared {
+        output: root.join(render::OUTPUT_DIR),
+        local_url: format!("http://{local}{base_path}"),
+        base_path: base_path.clone(),
+        root: root.clone(),
+        error: RwLock::new(None),
+        searcher: RwLock::new(None),
+        signals,
+    });
+    {
+        let shared = shared.clone();
+        tokio::task::spawn_blocking(move || rebuild(&shared)).await?;
+    }
+    watch(shared.clone())?;
+
+    let app = Router::new()
+        .route(&format!("{base_path}__matome/events"), get(events))
+        .route(&format!("{base_path}__matome/live.js"), get(live_js))
+        .route(&format!("{base_path}api/search"), get(api_search))
+        .fallback(files)
+        .with_state(shared.clone());
+    // Listen for Ctrl-C before saying we are up, so an early one is not missed.
+    #[cfg(unix)]
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("listening for Ctrl-C")?;
+    println!(
+        "serving {} at {} (Ctrl-C to stop)",
+        config.title, shared.local_url
+    );
+    let stopping = shared.clone();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            #[cfg(unix)]
+            interrupt.recv().await;
+            #[cfg(not(unix))]
+            let _ = tokio::signal::ctrl_c().await;
+            println!("stopping");
+            let _ = stopping.signals.send(Signal::Shutdown);
+        })
+        .await
+        .context("serving")?;
+    Ok(())
+}
+
+/// Builds the site; on success pages reload, on failure they show the error.
+fn rebuild(shared: &Shared) {
+    match render::build(&shared.root, &BuildOptions::default()) {
+        Ok(r) => {
+            println!(
+                "built: {} rendered, {} written, {} removed in {:.2} s",
+                r.rendered,
+                r.written,
+                r.removed,
+                r.elapsed.as_secs_f64()
+            );
+            *shared.error.write().unwrap() = None;
+            let searcher = Config::load(&shared.root)
+                .and_then(|c| SiteSearcher::open(&shared.root, &c, &shared.local_url));
+            *shared.searcher.write().unwrap() = searcher.ok();
+            let _ = shared.signals.send(Signal::Reload);
+        }
+        Err(e) => {
+            let msg = format!("{e:#}");
+            eprintln!("error: {msg}");
+            *shared.error.write().unwrap() = Some(msg.clone());
+            let _ = shared.signals.send(Signal::Error(msg));
+        }
+    }
+}
+
+/// The inputs a change to which rebuilds the site (never the output folder or the caches).
+const WATCHED: &[&str] = &["content", "templates", "themes", "static"];
+
+fn is_input(root: &Path, p: &Path) -> bool {
+    let Ok(rel) = p.strip_prefix(root) else {
+        return false;
+    };
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    // Editors' temporary and backup files.
+    if name.starts_with('.')
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".tmp")
+    {
+        return false;
+    }
+    let first = rel
+        .components()
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    first == crate::config::CONFIG_FILE || WATCHED.contains(&first.as_str())
+}
+
+/// Watches the inputs on a thread of its own: events are debounced (a save is often several
+/// events), then the site is rebuilt.
+fn watch(shared: Arc<Shared>) -> Result<()> {
+    use notify::{RecursiveMode, Watcher};
+    let (tx, rx) = std::sync::mpsc::channel::<notify::Result<notify::Event>>();
+    let mut watcher = notify::recommended_watcher(tx).context("starting the file watcher")?;
+    let root = shared.root.clone();
+    // The root itself (not recursively: the output folder is there) for matome.toml and for
+    // input folders created later.
+    watcher
+        .watch(&root, RecursiveMode::NonRecursive)
+        .with_context(|| format!("watching {}", root.display()))?;
+    let mut watched: Vec<PathBuf> = Vec::new();
+    fn add(root: &Path, watcher: &mut notify::RecommendedWatcher, watched: &mut Vec<PathBuf>) {
+        for d in WATCHED {
+            let p = root.join(d);
+            if p.is_dir()
+                && !watched.contains(&p)
+                && watcher.watch(&p, RecursiveMode::Recursive).is_ok()
+            {
+                watched.push(p);
+            }
+        }
+    }
+    add(&root, &mut watcher, &mut watched);
+    std::thread::Builder::new()
+        .name("matome-watch".into())
+        .spawn(move || {
+            let quiet = Duration::from_millis(250);
+            while let Ok(first) = rx.recv() {
+                let changes = |e: notify::Result<notify::Event>| {
+                    // Reading a file (the build reads content/) is not a change.
+                    e.is_ok_and(|e| {
+                        !matches!(e.kind, notify::EventKind::Access(_))
+                            && e.paths.iter().any(|p| is_input(&root, p))
+                    })
+                };
+                let mut relevant = changes(first);
+                // Debounce: wait until the inputs have been quiet for a moment.
+                loop {
+                    match rx.recv_timeout(quiet) {
+                        Ok(e) => relevant |= changes(e),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+                if relevant {
+                    add(&root, &mut watcher, &mut watched);
+                    rebuild(&shared);
+                }
+            }
+        })
+        .context("starting the watcher thread")?;
+    Ok(())
+}
+
+async fn events(
+    State(shared): State<Arc<Shared>>,
+) -> Sse<impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>>> {
+    let rx = shared.signals.subscribe();
+    // A page that loads while the build is broken sees the error at once.
+    let pending = shared.error.read().unwrap().clone().map(Signal::Error);
+    let stream = futures_util::stream::unfold((rx, pending), |(mut rx, pending)| async move {
+        let signal = match pending {
+            Some(s) => s,
+            None => loop {
+                match rx.recv().await {
+                    Ok(s) => break s,
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            },
+        };
+        let event = match signal {
+            Signal::Reload => Event::default().event("reload").data("reload"),
+            Signal::Error(msg) => Event::default().event("build-error").data(msg),
+            Signal::Shutdown => return None,
+        };
+        Some((Ok(event), (rx, None)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+const LIVE_JS: &str = include_str!("serve/live.js");
+
+async fn live_js() -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        LIVE_JS,
+    )
+}
+
+#[derive(Debug, Deserialize)]
+struct SearchParams {
+    #[serde(default)]
+    q: String,
+    limit: Option<usize>,
+    category: Option<String>,
+    site: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    sort: Option<String>,
+}
+
+async fn api_search(State(shared): State<Arc<Shared>>, Query(p): Query<SearchParams>) -> Response {
+    let tz = Config::load(&shared.root)
+        .map(|c| c.timezone)
+        .unwrap_or(chrono_tz::UTC);
+    let date = |d: &Option<String>, end: bool| -> Result<Option<i64>> {
+        d.as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                parse_date(s, tz).map(|t| {
+                    if end && !s.contains('T') {
+                        t + 86_400
+                    } else {
+                        t
+                    }
+                })
+            })
+            .transpose()
+    };
+    let (since, until) = match (date(&p.since, false), date(&p.until, true)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                axum::Json(serde_json::json!({ "error": format!("{e:#}") })),
+            )
+                .into_response();
+        }
+    };
+    let opts = SearchOptions {
+        query: p.q,
+        limit: p.limit.unwrap_or(20).clamp(1, 200),
+        category: p.category.filter(|s| !s.is_empty()),
+        site: p.site.filter(|s| !s.is_empty()),
+        since,
+        until,
+        by_date: p.sort.as_deref() == Some("date"),
+    };
+    let result = match shared.searcher.read().unwrap().as_ref() {
+        Some(s) => s.search(&opts),
+        None => Err(anyhow!(
+            "the search index is not ready (the last build failed)"
+        )),
+    };
+    match result {
+        Ok(hits) => axum::Json(serde_json::json!({ "hits": hits })).into_response(),
+        Err(e) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(serde_json::json!({ "error": format!("{e:#}") })),
+        )
+            .into_response(),
+    }
+}
+
+fn content_type(p: &Path) -> &'static str {
+    match p.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "xml" if p.file_name().is_some_and(|n| n == "atom.xml") => "application/atom+xml",
+        "xml" => "application/xml",
+        "svg" => "image/svg+xml",
+        "txt" => "text/plain; charset=utf-8",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The output file a request path names, if it is one: under the base path, no `..`, inside
+/// the output folder even through symlinks.
+fn resolve(shared: &Shared, path: &str) -> Option<PathBuf> {
+    let rest = path.strip_prefix(&shared.base_path)?;
+    let rel = percent_encoding::percent_decode_str(rest)
+        .decode_utf8()
+        .ok()?;
+    let rel = Path::new(rel.as_ref());
+    if rel.components().any(|c| !matches!(c, Component::Normal(_)))
+        || rel.to_string_lossy().contains('\0')
+    {
+        return None;
+    }
+    let mut p = shared.output.join(rel);
+    if p.is_dir() {
+        p = p.join("index.html");
+    }
+    let canonical = p.canonicalize().ok()?;
+    let output = shared.output.canonicalize().ok()?;
+    (canonical.starts_with(&output) && canonical.is_file()).then_some(canonical)
+}
+
+async fn files(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
+    let path = uri.path();
+    if path == "/" && shared.base_path != "/" {
+        return redirect(&shared.base_path);
+    }
+    // A folder without its slash: as GitHub Pages does, redirect.
+    if !path.ends_with('/')
+        && let Some(rest) = path.strip_prefix(&shared.base_path)
+        && !rest.is_empty()
+        && shared
+            .output
+            .join(
+                percent_encoding::percent_decode_str(rest)
+                    .decode_utf8_lossy()
+                    .as_ref(),
+            )
+            .is_dir()
+    {
+        let q = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+        return redirect(&format!("{path}/{q}"));
+    }
+    match resolve(&shared, path) {
+        Some(file) => match tokio::fs::read(&file).await {
+            Ok(bytes) => respond(&shared, StatusCode::OK, &file, bytes),
+            Err(_) => not_found(&shared).await,
+        },
+        None => not_found(&shared).await,
+    }
+}
+
+fn redirect(to: &str) -> Response {
+    let mut r = StatusCode::MOVED_PERMANENTLY.into_response();
+    if let Ok(v) = HeaderValue::from_str(to) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r
+}
+
+async fn not_found(shared: &Shared) -> Response {
+    let page = shared.output.join("404.html");
+    match tokio::fs::read(&page).await {
+        Ok(bytes) => respond(shared, StatusCode::NOT_FOUND, &page, bytes),
+        Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// A file's response; HTML gets the live-reload script (served, never written to the output).
+fn respond(shared: &Shared, status: StatusCode, file: &Path, mut bytes: Vec<u8>) -> Response {
+    let ct = content_type(file);
+    if ct.starts_with("text/html") {
+        let tag = format!(
+            "<script src=\"{}__matome/live.js\" data-base=\"{}\" defer></script>",
+            shared.base_path, shared.base_path
+        );
+        let at = find_last(&bytes, b"</body>").unwrap_or(bytes.len());
+        bytes.splice(at..at, tag.into_bytes());
+    }
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, ct),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        bytes,
+    )
+        .into_response()
+}
+
+fn find_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(out: &Path) -> Shared {
+        Shared {
+            root: out.to_path_buf(),
+            output: out.to_path_buf(),
+            base_path: "/repo/".into(),
+            local_url: "http://127.0.0.1:1/repo/".into(),
+            error: RwLock::new(None),
+            searcher: RwLock::new(None),
+            signals: broadcast::channel(1).0,
+        }
+    }
+
+    #[test]
+    fn requests_resolve_inside_the_output_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        std::fs::create_dir_all(out.join("keywords/日本銀行")).unwrap();
+        std::fs::write(out.join("keywords/日本銀行/index.html"), "k").unwrap();
+        std::fs::write(out.join("index.html"), "home").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "no").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), out.join("link.txt")).unwrap();
+        let s = shared(&out);
+        assert!(resolve(&s, "/repo/").is_some());
+        assert!(resolve(&s, "/repo/keywords/%E6%97%A5%E6%9C%AC%E9%8A%80%E8%A1%8C/").is_some());
+        assert!(resolve(&s, "/repo/keywords/日本銀行/").is_some());
+        for bad in [
+            "/repo/../secret.txt",
+            "/repo/%2e%2e/secret.txt",
+            "/repo/keywords/../../secret.txt",
+            "/repo//etc/passwd",
+            "/repo/link.txt",
+            "/secret.txt",
+            "/repo/keywords/",
+        ] {
+            assert_eq!(resolve(&s, bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_inputs_trigger_rebuilds() {
+        let root = Path::new("/site");
+        for yes in [
+            "matome.toml",
+            "content/2021/07/20/0800.md",
+            "templates/digest.html",
+            "themes/default/static/style.css",
+            "static/logo.png",
+        ] {
+            assert!(is_input(root, &root.join(yes)), "{yes}");
+        }
+        for no in [
+            "public/index.html",
+            ".matome/archive/2021-07.bin",
+            ".matome.lock",
+            "content/2021/07/20/.0800.md.tmp",
+            "templates/digest.html~",
+            "fetch-state.json",
+            "/elsewhere/x",
+        ] {
+            assert!(!is_input(root, &root.join(no)), "{no}");
+        }
+    }
+}
