@@ -15,6 +15,7 @@ pub mod fsutil;
 pub mod import;
 pub mod init;
 pub mod render;
+pub mod search;
 pub mod text;
 
 #[cfg(test)]
