@@ -7,5 +7,6 @@ mod fetch;
 mod import;
 mod init_check;
 mod quality;
+mod search_page;
 mod support;
 mod support_selftest;
