@@ -26,12 +26,13 @@ use crate::config::Config;
 use crate::content::archive::Archive;
 use crate::fetch::state::FetchState;
 use crate::fsutil;
+use crate::search::static_index::{self, MonthShard, StaticDoc};
 use pages::{Page, Site};
 use theme::{Filters, Theme};
 
 /// The default output folder at the site root.
 pub const OUTPUT_DIR: &str = "public";
-const STATE_VERSION: u32 = 2;
+const STATE_VERSION: u32 = 3;
 
 /// `matome build`'s options.
 #[derive(Debug, Clone, Default)]
@@ -73,6 +74,8 @@ struct BuildState {
     pages: FxHashMap<String, u64>,
     /// Static files copied.
     statics: Vec<String>,
+    /// The static search index: each month's fingerprint and what was written for it.
+    search_months: std::collections::BTreeMap<String, (u64, MonthShard)>,
 }
 
 fn state_path(root: &Path, output: &Path) -> PathBuf {
@@ -88,6 +91,87 @@ fn load_state(path: &Path) -> BuildState {
         .and_then(|b| postcard::from_bytes::<BuildState>(&b).ok())
         .filter(|s| s.version == STATE_VERSION)
         .unwrap_or_default()
+}
+
+/// Writes the static search index (`OUTPUT/search/`): the shards of the months whose snapshot
+/// files changed (a new hour rewrites its month's, never a past month's), deletes the shards of
+/// months gone, and the manifest. Returns each month's record and how many files were written.
+fn write_static_search(
+    site: &Site,
+    output: &Path,
+    global: u64,
+    old: &std::collections::BTreeMap<String, (u64, MonthShard)>,
+) -> Result<(std::collections::BTreeMap<String, (u64, MonthShard)>, usize)> {
+    let archive = site.archive;
+    let dir = output.join("search");
+    // Digests by month in the site's zone, with the month's fingerprint.
+    let mut months: std::collections::BTreeMap<String, (u64, Vec<usize>)> = Default::default();
+    for (d, digest) in archive.digests.iter().enumerate() {
+        let month = digest
+            .hour
+            .with_timezone(&site.tz)
+            .format("%Y-%m")
+            .to_string();
+        let entry = months
+            .entry(month)
+            .or_insert((global ^ u64::from(static_index::FORMAT), Vec::new()));
+        entry.0 = entry.0.rotate_left(5).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ digest.hash;
+        entry.1.push(d);
+    }
+    let mut out = std::collections::BTreeMap::new();
+    let mut written = 0;
+    for (month, (fp, digests)) in months {
+        if let Some((old_fp, shard)) = old.get(&month)
+            && *old_fp == fp
+            && dir.join(&month).is_dir()
+        {
+            out.insert(month, (fp, shard.clone()));
+            continue;
+        }
+        // The month's items in full (summaries are not in the archive cache), in archive order.
+        let snapshots: Vec<Result<crate::content::Snapshot>> =
+            digests.par_iter().map(|&d| archive.snapshot(d)).collect();
+        let mut urls = Vec::with_capacity(digests.len());
+        let mut loaded = Vec::with_capacity(digests.len());
+        for (&d, s) in digests.iter().zip(snapshots) {
+            loaded.push(s?);
+            urls.push(site.digest_url(d));
+        }
+        let links: Vec<Vec<Option<String>>> = loaded
+            .iter()
+            .map(|s| s.items.iter().map(|i| safety::safe_link(&i.link)).collect())
+            .collect();
+        let mut docs = Vec::new();
+        for ((s, url), links) in loaded.iter().zip(&urls).zip(&links) {
+            for (item, link) in s.items.iter().zip(links) {
+                docs.push(StaticDoc {
+                    title: &item.title,
+                    summary: &item.summary,
+                    link: link.as_deref(),
+                    site: &item.site,
+                    category: &item.category,
+                    published: item.published.timestamp(),
+                    digest_url: url,
+                });
+            }
+        }
+        let shard = static_index::write_month(&dir, &month, &docs)
+            .with_context(|| format!("writing the search index of {month}"))?;
+        written += shard.written;
+        out.insert(month, (fp, shard));
+    }
+    for gone in old.keys().filter(|m| !out.contains_key(*m)) {
+        let _ = std::fs::remove_dir_all(dir.join(gone));
+    }
+    let shards: Vec<MonthShard> = out.values().map(|(_, s)| s.clone()).collect();
+    let categories: Vec<&str> = archive
+        .categories
+        .names
+        .iter()
+        .map(String::as_str)
+        .collect();
+    static_index::write_manifest(&dir, &shards, &categories)?;
+    Ok((out, written))
 }
 
 /// The base URL the last build into `output` used, if it is known.
@@ -207,6 +291,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         }
     }
 
+    let (search_months, search_written) =
+        write_static_search(&site, &output, global, &old.search_months)?;
+    written += search_written;
+
     // Files of the last build the site no longer has.
     let live: std::collections::HashSet<&str> = plan
         .iter()
@@ -243,10 +331,16 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
             .map(|p| (p.path.clone(), p.fp))
             .collect(),
         statics: theme.statics.keys().cloned().collect(),
+        search_months,
     };
     // The state only saves time: a build that cannot record it still succeeded, and a state
     // lost in a crash means one full build (so no fsync).
-    if (!todo.is_empty() || removed > 0 || old.base_url != base_url || old.statics != state.statics)
+    if (!todo.is_empty()
+        || removed > 0
+        || search_written > 0
+        || old.base_url != base_url
+        || old.statics != state.statics
+        || old.search_months.keys().ne(state.search_months.keys()))
         && let Ok(bytes) = postcard::to_stdvec(&state)
     {
         let _ = fsutil::write_if_changed(&state_file, &bytes);

@@ -79,6 +79,8 @@ pub enum Kind {
         page: usize,
     },
     Health,
+    /// The search page (it reads the static index under `search/`).
+    Search,
     Atom(Option<u32>),
     SitemapIndex,
     Sitemap(usize),
@@ -659,6 +661,7 @@ pub fn plan(site: &Site) -> Vec<Page> {
         fp: Fp::new("health").u64(site.health_hash).0,
     });
     for (path, kind) in [
+        ("search/index.html", Kind::Search),
         ("404.html", Kind::NotFound),
         ("robots.txt", Kind::Robots),
         (".nojekyll", Kind::NoJekyll),
@@ -1271,6 +1274,10 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 &site.layout(String::new(), String::new(), "robots", ()),
             )?
             .into_bytes()),
+        Kind::Search => html(
+            "search.html",
+            &site.layout(s.search.into(), "search/".into(), "search", ()),
+        ),
         Kind::NotFound => html(
             "404.html",
             &site.layout(s.not_found.into(), "404.html".into(), "404", ()),

@@ -35,6 +35,7 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = embedded!(
     "term.html",
     "health.html",
     "404.html",
+    "search.html",
     "atom.xml",
     "sitemap.xml",
     "sitemap_index.xml",
@@ -50,6 +51,10 @@ pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
     (
         "favicon.svg",
         include_bytes!("../../themes/default/static/favicon.svg"),
+    ),
+    (
+        "search.js",
+        include_bytes!("../../themes/default/static/search.js"),
     ),
 ];
 

@@ -1,3 +1,5 @@
-//! Search: the full-text index for `matome search` and `serve` ([`index`]).
+//! Search: the full-text index for `matome search` and `serve` ([`index`]), and the static
+//! index the site's search page reads on GitHub Pages, which has no server ([`static_index`]).
 
 pub mod index;
+pub mod static_index;

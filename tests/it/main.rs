@@ -8,6 +8,7 @@ mod import;
 mod init_check;
 mod quality;
 mod search;
+mod search_page;
 mod serve;
 mod support;
 mod support_selftest;

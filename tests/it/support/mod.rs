@@ -2,6 +2,7 @@
 //! site wrapper that runs the real `matome` binary, and fixture access.
 #![allow(dead_code, unused_imports)]
 
+pub mod browser;
 pub mod server;
 pub mod site;
 pub mod web;

@@ -1,0 +1,843 @@
+//! The static search index: what the default theme's search page reads on a site with no
+//! server (GitHub Pages).
+//!
+//! Owns the files under `OUTPUT/search/`: one shard per month (`YYYY-MM/`) and a small
+//! `manifest.json`. Does not own the search page itself (`themes/default/static/search.js`, which
+//! reads these files and must agree with [`normalize`], [`for_each_term`] and the formats below),
+//! nor deciding which months a build rewrites (the caller writes the months that changed).
+//!
+//! ## What is indexed
+//!
+//! The title and the summary of each item, each [`normalize`]d (NFKC, lower case) and cut into
+//! terms by [`for_each_term`]: a run of CJK characters (kanji, kana, hangul) gives its character
+//! **bigrams** (a run of one character gives that character), a run of other letters and digits
+//! is a word, indexed by its Snowball English (Porter2) stem. The item's category is the term
+//! `"\u{1}" + category`. A query for 気候変動 looks up 気候, 候変 and 変動 and keeps the items that
+//! have all three; the page then checks the exact substring in the text it fetches to show an
+//! item, so bigrams met apart never show. Every item that contains the query is a candidate, so
+//! recall is complete.
+//!
+//! ## Files of a month (`search/YYYY-MM/`)
+//!
+//! Items are numbered from 0 in archive order (oldest first).
+//!
+//! - `bXXX.bin` (`XXX`: the bucket number, 3 hex digits): the postings of every term whose
+//!   [`bucket_of`] is that bucket, so a query fetches one small file per term. Layout, every
+//!   integer an unsigned LEB128 varint: a format byte (1); the number of terms; per term, sorted
+//!   by bytes, the length of the prefix it shares with the previous term, the length and bytes of
+//!   the rest (UTF-8), its document count, and `payload_len << 1 | kind`; then the payloads in
+//!   the same order. Kind 0: the item numbers as varint deltas (the first from 0). Kind 1: a
+//!   bitmap, the first item number then bytes whose bits (least significant first) mark items
+//!   from it on — whichever is shorter, so no term costs more than a month's items / 8 bytes.
+//! - `cN.json`: items `N * chunk ..` (`chunk` = [`CHUNK_DOCS`]) as JSON arrays
+//!   `[title, summary, link or "", site, category, published (unix s), digest URL]`: what the page
+//!   shows and what it checks a candidate against.
+//!
+//! The number of buckets grows with the month (about [`TARGET_BUCKET_BYTES`] each, a power of two)
+//! and is recorded in the manifest with the month's item count, the first item of each day (for
+//! the date filter) and a version (a hash of every file), which the page adds to its URLs
+//! (`?v=`) so a browser or CDN never mixes an old file with a new manifest. Files are written only
+//! when their bytes change and the same input gives the same bytes, so a new hour rewrites the
+//! current month's files and leaves every past month's untouched.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::fsutil;
+
+/// Bumped when a file's layout changes; the page refuses a manifest of another format.
+pub const FORMAT: u32 = 1;
+/// Items per document chunk (`cN.json`). Small, because a page of results scattered over a month
+/// fetches one chunk per result.
+pub const CHUNK_DOCS: usize = 16;
+/// The size a bucket file aims at; a month gets the power of two of buckets that gives it.
+pub const TARGET_BUCKET_BYTES: usize = 8 * 1024;
+const MIN_BUCKETS: usize = 16;
+const MAX_BUCKETS: usize = 4096;
+/// The file name of the manifest under the search folder.
+pub const MANIFEST: &str = "manifest.json";
+/// The first character of a category term.
+pub const CATEGORY_MARK: char = '\u{1}';
+
+/// One archived item as the static search sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct StaticDoc<'a> {
+    pub title: &'a str,
+    /// Plain text.
+    pub summary: &'a str,
+    /// http(s) only, already checked.
+    pub link: Option<&'a str>,
+    pub site: &'a str,
+    pub category: &'a str,
+    /// Unix seconds.
+    pub published: i64,
+    /// Site-relative, e.g. `2021/07/20/0800/`; its date is the item's day for the date filter.
+    pub digest_url: &'a str,
+}
+
+/// What [`write_month`] wrote: one month's entry in the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MonthShard {
+    /// `YYYY-MM`.
+    pub month: String,
+    /// Items in the month.
+    pub docs: usize,
+    /// The month's files, relative to the search folder (`2021-07/b000.bin`).
+    pub files: Vec<String>,
+    /// Their total size.
+    pub bytes: u64,
+    /// Bucket files (a power of two).
+    pub buckets: usize,
+    /// Items per chunk file.
+    pub chunk: usize,
+    /// `(day of the month, first item of that day)` for each day that has items, in order.
+    pub days: Vec<(u32, u32)>,
+    /// A hash of every file of the month (16 hex digits).
+    pub version: String,
+    /// Files whose bytes changed and were written by this call.
+    #[serde(default)]
+    pub written: usize,
+    /// Stale files of the month deleted by this call.
+    #[serde(default)]
+    pub removed: usize,
+}
+
+/// Text as it is indexed and matched: NFKC (full-width Latin to ASCII, half-width kana to
+/// full-width), then lower case. The page applies `normalize('NFKC').toLowerCase()`.
+pub fn normalize(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
+    text.nfkc().collect::<String>().to_lowercase()
+}
+
+/// Characters indexed by bigrams: kanji, kana (with ー, 々, 〆, 〇) and hangul. The page has the
+/// same ranges.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3005..=0x3007
+        | 0x3041..=0x309f
+        | 0x30a1..=0x30fa
+        | 0x30fc..=0x30ff
+        | 0x31f0..=0x31ff
+        | 0x3400..=0x4dbf
+        | 0x4e00..=0x9fff
+        | 0xf900..=0xfaff
+        | 0x20000..=0x3ffff
+        | 0x1100..=0x11ff
+        | 0x3131..=0x318e
+        | 0xac00..=0xd7a3)
+}
+
+/// Characters of words: letters and digits that are not CJK (`\p{Alphabetic}` or `\p{N}` in the
+/// page). Everything else separates terms.
+pub fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() && !is_cjk(c)
+}
+
+/// Calls `f` with every term of normalised text, in order, repeats included: CJK bigrams (or the
+/// character of a one-character run) and words, which `stem` maps to their index form.
+pub fn for_each_term(text: &str, stem: &mut impl FnMut(&str) -> String, f: &mut impl FnMut(&str)) {
+    let mut word_start: Option<usize> = None;
+    // The previous character of the current CJK run, and whether the run is longer than it.
+    let mut prev_cjk: Option<(usize, char)> = None;
+    let mut run_len = 0usize;
+    let mut buf = String::new();
+    let end_run = |prev: Option<(usize, char)>, run_len: usize, f: &mut dyn FnMut(&str)| {
+        if let (Some((_, c)), 1) = (prev, run_len) {
+            let mut b = [0u8; 4];
+            f(c.encode_utf8(&mut b));
+        }
+    };
+    for (i, c) in text.char_indices() {
+        if is_cjk(c) {
+            if let Some(s) = word_start.take() {
+                f(&stem(&text[s..i]));
+            }
+            if let Some((_, p)) = prev_cjk {
+                buf.clear();
+                buf.push(p);
+                buf.push(c);
+                f(&buf);
+            }
+            prev_cjk = Some((i, c));
+            run_len += 1;
+        } else {
+            end_run(prev_cjk.take(), run_len, f);
+            run_len = 0;
+            if is_word_char(c) {
+                word_start.get_or_insert(i);
+            } else if let Some(s) = word_start.take() {
+                f(&stem(&text[s..i]));
+            }
+        }
+    }
+    end_run(prev_cjk, run_len, f);
+    if let Some(s) = word_start {
+        f(&stem(&text[s..]));
+    }
+}
+
+/// The bucket of a term: FNV-1a (32-bit) of its UTF-8 bytes, folded, modulo `buckets` (a power of
+/// two). The page computes the same.
+pub fn bucket_of(term: &str, buckets: usize) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in term.as_bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    ((h ^ (h >> 16)) as usize) & (buckets - 1)
+}
+
+/// Appends `v` as an unsigned LEB128 varint.
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a varint at `*pos`, advancing it; `None` at the end of the bytes or on an overlong one.
+pub fn get_varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// A posting list (ascending item numbers) encoded the shorter way: `(kind, payload)`.
+pub fn encode_postings(docs: &[u32]) -> (u8, Vec<u8>) {
+    let mut deltas = Vec::with_capacity(docs.len() + 4);
+    let mut prev = 0u32;
+    for (i, &d) in docs.iter().enumerate() {
+        put_varint(&mut deltas, u64::from(if i == 0 { d } else { d - prev }));
+        prev = d;
+    }
+    let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else {
+        return (0, deltas);
+    };
+    let span = (last - first) as usize + 1;
+    let mut head = Vec::new();
+    put_varint(&mut head, u64::from(first));
+    if head.len() + span.div_ceil(8) >= deltas.len() {
+        return (0, deltas);
+    }
+    let mut bitmap = head;
+    let base = bitmap.len();
+    bitmap.resize(base + span.div_ceil(8), 0);
+    for &d in docs {
+        let k = (d - first) as usize;
+        bitmap[base + k / 8] |= 1 << (k % 8);
+    }
+    (1, bitmap)
+}
+
+/// Decodes what [`encode_postings`] wrote (`df` item numbers).
+pub fn decode_postings(kind: u8, payload: &[u8], df: usize) -> Option<Vec<u32>> {
+    let mut pos = 0;
+    let mut out = Vec::with_capacity(df);
+    if kind == 0 {
+        let mut prev = 0u64;
+        for i in 0..df {
+            let v = get_varint(payload, &mut pos)?;
+            prev = if i == 0 { v } else { prev + v };
+            out.push(u32::try_from(prev).ok()?);
+        }
+    } else {
+        let first = get_varint(payload, &mut pos)?;
+        for (k, &byte) in payload[pos..].iter().enumerate() {
+            for bit in 0..8 {
+                if byte & (1 << bit) != 0 {
+                    out.push(u32::try_from(first + (k * 8 + bit) as u64).ok()?);
+                }
+            }
+        }
+    }
+    (out.len() == df).then_some(out)
+}
+
+/// One term of a bucket file, decoded (tests and tools; the page has its own reader).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketTerm {
+    pub term: String,
+    pub docs: Vec<u32>,
+}
+
+/// Reads a bucket file.
+pub fn read_bucket(bytes: &[u8]) -> Result<Vec<BucketTerm>> {
+    let bad = || anyhow::anyhow!("not a search bucket file (format {FORMAT})");
+    if bytes.first() != Some(&1) {
+        return Err(bad());
+    }
+    let mut pos = 1;
+    let n = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
+    let mut heads = Vec::with_capacity(n.min(1 << 20));
+    let mut prev: Vec<u8> = Vec::new();
+    for _ in 0..n {
+        let shared = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
+        let len = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
+        let rest = bytes.get(pos..pos + len).ok_or_else(bad)?;
+        pos += len;
+        let mut term = prev.get(..shared).ok_or_else(bad)?.to_vec();
+        term.extend_from_slice(rest);
+        let df = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
+        let pl = get_varint(bytes, &mut pos).ok_or_else(bad)?;
+        heads.push((term.clone(), df, (pl & 1) as u8, (pl >> 1) as usize));
+        prev = term;
+    }
+    let mut out = Vec::with_capacity(heads.len());
+    for (term, df, kind, len) in heads {
+        let payload = bytes.get(pos..pos + len).ok_or_else(bad)?;
+        pos += len;
+        out.push(BucketTerm {
+            term: String::from_utf8(term).map_err(|_| bad())?,
+            docs: decode_postings(kind, payload, df).ok_or_else(bad)?,
+        });
+    }
+    Ok(out)
+}
+
+fn check_month(month: &str) -> Result<()> {
+    let b = month.as_bytes();
+    let ok = b.len() == 7
+        && b[4] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || c.is_ascii_digit())
+        && (1..=12).contains(&month[5..].parse::<u32>().unwrap_or(0));
+    if !ok {
+        bail!("search index: month {month:?} is not YYYY-MM");
+    }
+    Ok(())
+}
+
+/// The day of the month an item belongs to: the date of its digest URL (`YYYY/MM/DD/…`) when it
+/// lies in `month`, else 0 (before every day).
+fn day_of(doc: &StaticDoc, month: &str) -> u32 {
+    let u = doc.digest_url.trim_start_matches('/');
+    let (Some(y), Some(m), Some(d)) = (u.get(0..4), u.get(5..7), u.get(8..10)) else {
+        return 0;
+    };
+    if u.get(4..5) != Some("/") || u.get(7..8) != Some("/") || format!("{y}-{m}") != month {
+        return 0;
+    }
+    d.parse().ok().filter(|d| (1..=31).contains(d)).unwrap_or(0)
+}
+
+/// The index terms of one item, deduplicated, into `seen` (cleared first).
+fn doc_terms(doc: &StaticDoc, stem: &mut impl FnMut(&str) -> String, seen: &mut Vec<String>) {
+    seen.clear();
+    for field in [doc.title, doc.summary] {
+        let text = normalize(field);
+        for_each_term(&text, stem, &mut |t| seen.push(t.to_string()));
+    }
+    seen.push(format!("{CATEGORY_MARK}{}", doc.category));
+    seen.sort_unstable();
+    seen.dedup();
+}
+
+/// A stemmer with a cache: the same words recur across a month.
+fn english_stemmer() -> impl FnMut(&str) -> String {
+    let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+    let mut cache: FxHashMap<String, String> = FxHashMap::default();
+    move |w: &str| {
+        if let Some(s) = cache.get(w) {
+            return s.clone();
+        }
+        let s = stemmer.stem(w).into_owned();
+        if cache.len() > 200_000 {
+            cache.clear();
+        }
+        cache.insert(w.to_string(), s.clone());
+        s
+    }
+}
+
+/// The bytes of every file of a month's shard, by name (relative to the month's folder).
+fn month_files(docs: &[StaticDoc]) -> Result<(Vec<(String, Vec<u8>)>, usize)> {
+    // Postings: term → ascending item numbers.
+    let mut postings: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+    let mut stem = english_stemmer();
+    let mut terms = Vec::new();
+    for (n, doc) in docs.iter().enumerate() {
+        let n = u32::try_from(n).context("search index: too many items in a month")?;
+        doc_terms(doc, &mut stem, &mut terms);
+        for t in terms.drain(..) {
+            postings.entry(t).or_default().push(n);
+        }
+    }
+    let mut encoded: Vec<(String, usize, u8, Vec<u8>)> = postings
+        .into_iter()
+        .map(|(term, docs)| {
+            let (kind, payload) = encode_postings(&docs);
+            (term, docs.len(), kind, payload)
+        })
+        .collect();
+    encoded.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let total: usize = encoded.iter().map(|e| e.3.len() + e.0.len() + 4).sum();
+    let buckets = total
+        .div_ceil(TARGET_BUCKET_BYTES)
+        .next_power_of_two()
+        .clamp(MIN_BUCKETS, MAX_BUCKETS);
+    let mut by_bucket: Vec<Vec<usize>> = vec![Vec::new(); buckets];
+    for (i, e) in encoded.iter().enumerate() {
+        by_bucket[bucket_of(&e.0, buckets)].push(i);
+    }
+    let mut files = Vec::with_capacity(buckets + docs.len() / CHUNK_DOCS + 1);
+    for (b, members) in by_bucket.iter().enumerate() {
+        let mut out = vec![1u8];
+        put_varint(&mut out, members.len() as u64);
+        let mut prev: &[u8] = &[];
+        for &i in members {
+            let (term, df, kind, payload) = &encoded[i];
+            let t = term.as_bytes();
+            let shared = prev.iter().zip(t).take_while(|(a, b)| a == b).count();
+            put_varint(&mut out, shared as u64);
+            put_varint(&mut out, (t.len() - shared) as u64);
+            out.extend_from_slice(&t[shared..]);
+            put_varint(&mut out, *df as u64);
+            put_varint(&mut out, ((payload.len() as u64) << 1) | u64::from(*kind));
+            prev = t;
+        }
+        for &i in members {
+            out.extend_from_slice(&encoded[i].3);
+        }
+        files.push((format!("b{b:03x}.bin"), out));
+    }
+    for (k, chunk) in docs.chunks(CHUNK_DOCS).enumerate() {
+        let rows: Vec<serde_json::Value> = chunk
+            .iter()
+            .map(|d| {
+                serde_json::json!([
+                    d.title,
+                    d.summary,
+                    d.link.unwrap_or(""),
+                    d.site,
+                    d.category,
+                    d.published,
+                    d.digest_url
+                ])
+            })
+            .collect();
+        let mut bytes = serde_json::to_vec(&rows)?;
+        bytes.push(b'\n');
+        files.push((format!("c{k}.json"), bytes));
+    }
+    Ok((files, buckets))
+}
+
+/// Whether a file in a month's folder is one this module writes (or a temporary file of ours).
+fn is_shard_file(name: &str) -> bool {
+    let stem_ok = |s: &str, hex: bool| {
+        !s.is_empty()
+            && s.chars().all(|c| {
+                if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+    };
+    name.strip_prefix('b')
+        .and_then(|s| s.strip_suffix(".bin"))
+        .is_some_and(|s| stem_ok(s, true))
+        || name
+            .strip_prefix('c')
+            .and_then(|s| s.strip_suffix(".json"))
+            .is_some_and(|s| stem_ok(s, false))
+        || (name.starts_with(".matome.") && name.ends_with(".tmp"))
+}
+
+/// Writes one month's shard into `dir` (= `OUTPUT/search`): `docs` in archive order (oldest
+/// first). Writes only files whose bytes change and deletes the month's stale files (a month
+/// with no items loses its folder). Returns what it wrote, for [`write_manifest`].
+pub fn write_month(dir: &Path, month: &str, docs: &[StaticDoc]) -> Result<MonthShard> {
+    check_month(month)?;
+    let month_dir = dir.join(month);
+    let (files, buckets) = if docs.is_empty() {
+        (Vec::new(), 0)
+    } else {
+        month_files(docs)?
+    };
+    let mut written = 0;
+    let mut bytes = 0u64;
+    let mut version = Vec::new();
+    for (name, data) in &files {
+        if fsutil::write_if_changed(&month_dir.join(name), data)? {
+            written += 1;
+        }
+        bytes += data.len() as u64;
+        version.extend_from_slice(name.as_bytes());
+        version.push(0);
+        version.extend_from_slice(&fsutil::fnv1a(data).to_le_bytes());
+    }
+    let live: BTreeSet<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let mut removed = 0;
+    match std::fs::read_dir(&month_dir) {
+        Ok(entries) => {
+            for e in entries {
+                let e = e.with_context(|| format!("listing {}", month_dir.display()))?;
+                let name = e.file_name().to_string_lossy().into_owned();
+                if is_shard_file(&name) && !live.contains(name.as_str()) {
+                    std::fs::remove_file(e.path())
+                        .with_context(|| format!("removing {}", e.path().display()))?;
+                    removed += 1;
+                }
+            }
+            if files.is_empty() {
+                let _ = std::fs::remove_dir(&month_dir);
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("listing {}", month_dir.display())),
+    }
+    // The first item of each day; days never go back (an item out of order counts with the
+    // day before it), so a day is always a range of items.
+    let mut days: Vec<(u32, u32)> = Vec::new();
+    let mut day = 0;
+    for (n, doc) in docs.iter().enumerate() {
+        let d = day_of(doc, month);
+        if d > day {
+            day = d;
+            days.push((d, n as u32));
+        }
+    }
+    Ok(MonthShard {
+        month: month.to_string(),
+        docs: docs.len(),
+        files: files.iter().map(|(n, _)| format!("{month}/{n}")).collect(),
+        bytes,
+        buckets,
+        chunk: CHUNK_DOCS,
+        days,
+        version: format!("{:016x}", fsutil::fnv1a(&version)),
+        written,
+        removed,
+    })
+}
+
+#[derive(Serialize)]
+struct Manifest<'a> {
+    format: u32,
+    /// Newest first.
+    months: Vec<ManifestMonth<'a>>,
+    categories: &'a [&'a str],
+}
+
+#[derive(Serialize)]
+struct ManifestMonth<'a> {
+    month: &'a str,
+    docs: usize,
+    buckets: usize,
+    chunk: usize,
+    days: &'a [(u32, u32)],
+    v: &'a str,
+}
+
+/// Writes `search/manifest.json`: the months that have items, newest first, and the categories
+/// (for the page's filter, in the order given). Written only when its bytes change.
+pub fn write_manifest(dir: &Path, months: &[MonthShard], categories: &[&str]) -> Result<()> {
+    let mut list: Vec<&MonthShard> = months.iter().filter(|m| m.docs > 0).collect();
+    list.sort_by(|a, b| b.month.cmp(&a.month));
+    list.dedup_by(|a, b| a.month == b.month);
+    let manifest = Manifest {
+        format: FORMAT,
+        months: list
+            .iter()
+            .map(|m| ManifestMonth {
+                month: &m.month,
+                docs: m.docs,
+                buckets: m.buckets,
+                chunk: m.chunk,
+                days: &m.days,
+                v: &m.version,
+            })
+            .collect(),
+        categories,
+    };
+    let mut bytes = serde_json::to_vec(&manifest)?;
+    bytes.push(b'\n');
+    fsutil::write_if_changed(&dir.join(MANIFEST), &bytes)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift;
+
+    fn terms_of(text: &str) -> Vec<String> {
+        let mut stem = english_stemmer();
+        let mut out = Vec::new();
+        for_each_term(&normalize(text), &mut stem, &mut |t| {
+            out.push(t.to_string())
+        });
+        out
+    }
+
+    fn doc<'a>(title: &'a str, summary: &'a str, digest_url: &'a str) -> StaticDoc<'a> {
+        StaticDoc {
+            title,
+            summary,
+            link: Some("https://example.com/a"),
+            site: "サイト",
+            category: "IT",
+            published: 1_626_736_800,
+            digest_url,
+        }
+    }
+
+    #[test]
+    fn normalize_folds_width_and_case() {
+        assert_eq!(normalize("ＡＩ規制　ﾃﾞｰﾀ"), "ai規制 データ");
+        assert_eq!(normalize("Regulations"), "regulations");
+    }
+
+    #[test]
+    fn cjk_runs_become_bigrams_and_words_stems() {
+        assert_eq!(
+            terms_of("気候変動とAI規制"),
+            ["気候", "候変", "変動", "動と", "ai", "規制"]
+        );
+        assert_eq!(
+            terms_of("New regulations, regulated: Regulation!"),
+            ["new", "regul", "regul", "regul"]
+        );
+        // A lone CJK character between other characters is a term of its own.
+        assert_eq!(terms_of("米Apple、2024年"), ["米", "appl", "2024", "年"]);
+        assert_eq!(
+            terms_of("ﾃﾞｰﾀｾﾝﾀｰ"),
+            ["デー", "ータ", "タセ", "セン", "ンタ", "ター"]
+        );
+        assert_eq!(terms_of(""), Vec::<String>::new());
+        assert_eq!(terms_of("・「」 — "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn varints_round_trip() {
+        let values = [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u32::MAX as u64,
+            u64::MAX,
+        ];
+        let mut buf = Vec::new();
+        for &v in &values {
+            put_varint(&mut buf, v);
+        }
+        let mut pos = 0;
+        for &v in &values {
+            assert_eq!(get_varint(&buf, &mut pos), Some(v));
+        }
+        assert_eq!(pos, buf.len());
+        assert_eq!(get_varint(&buf, &mut pos), None);
+        assert_eq!(get_varint(&[0x80, 0x80], &mut 0), None);
+    }
+
+    #[test]
+    fn postings_round_trip_as_deltas_or_bitmap() {
+        let sparse = vec![3, 1000, 70_000];
+        let dense: Vec<u32> = (100..5000).filter(|d| d % 3 != 0).collect();
+        let (k, p) = encode_postings(&sparse);
+        assert_eq!(k, 0);
+        assert_eq!(decode_postings(k, &p, 3).unwrap(), sparse);
+        let (k, p) = encode_postings(&dense);
+        assert_eq!(k, 1, "a dense list is a bitmap");
+        assert!(p.len() <= 4900 / 8 + 3);
+        assert_eq!(decode_postings(k, &p, dense.len()).unwrap(), dense);
+        let mut rng = XorShift(7);
+        for _ in 0..200 {
+            let mut v: Vec<u32> = (0..rng.next() % 50)
+                .map(|_| (rng.next() % 300) as u32)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            let (k, p) = encode_postings(&v);
+            assert_eq!(decode_postings(k, &p, v.len()).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn bucket_hash_is_fnv1a_folded() {
+        // The page's JavaScript pins the same values.
+        assert_eq!(bucket_of("気候", 1 << 16), 0xcdb0);
+        assert_eq!(bucket_of("regul", 1 << 16), 0x30f3);
+        assert_eq!(bucket_of("regul", 256), bucket_of("regul", 1 << 16) & 255);
+    }
+
+    /// Every item that contains a query (as the page checks it) is a candidate of the index:
+    /// randomized over a small alphabet so bigrams collide and repeat.
+    #[test]
+    fn every_substring_match_is_a_candidate() {
+        let pieces = [
+            "気", "候", "変", "動", "日", "本", "銀", "行", "ー", "a", "b", " ", "、",
+        ];
+        let mut rng = XorShift(42);
+        let texts: Vec<(String, String)> = (0..300)
+            .map(|_| (rng.text(&pieces, 12), rng.text(&pieces, 30)))
+            .collect();
+        let docs: Vec<StaticDoc> = texts
+            .iter()
+            .map(|(t, s)| doc(t, s, "2021/07/20/0800/"))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let shard = write_month(dir.path(), "2021-07", &docs).unwrap();
+        let mut index: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        for b in 0..shard.buckets {
+            let bytes = std::fs::read(dir.path().join(format!("2021-07/b{b:03x}.bin"))).unwrap();
+            for t in read_bucket(&bytes).unwrap() {
+                assert_eq!(bucket_of(&t.term, shard.buckets), b);
+                index.insert(t.term, t.docs);
+            }
+        }
+        for _ in 0..400 {
+            let q: String = (0..2 + rng.next() % 3)
+                .map(|_| rng.pick(&pieces[..9]))
+                .collect();
+            let mut qterms = Vec::new();
+            for_each_term(&q, &mut |w| w.to_string(), &mut |t| {
+                qterms.push(t.to_string())
+            });
+            let chars = q.chars().count();
+            if chars < 2 {
+                continue;
+            }
+            for (n, (t, s)) in texts.iter().enumerate() {
+                if normalize(t).contains(&q) || normalize(s).contains(&q) {
+                    for term in &qterms {
+                        let list = index.get(term).unwrap_or_else(|| panic!("{term} missing"));
+                        assert!(list.contains(&(n as u32)), "{q}: item {n} lacks {term}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_docs_give_the_same_bytes() {
+        let docs = [
+            doc(
+                "日本銀行が金融政策",
+                "長期金利の上昇を容認",
+                "2021/07/20/0800/",
+            ),
+            doc("Regulators eye AI", "New regulation", "2021/07/21/0900/"),
+        ];
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let sa = write_month(a.path(), "2021-07", &docs).unwrap();
+        let sb = write_month(b.path(), "2021-07", &docs).unwrap();
+        assert_eq!(sa, sb);
+        assert_eq!(sa.days, vec![(20, 0), (21, 1)]);
+        for f in &sa.files {
+            assert_eq!(
+                std::fs::read(a.path().join(f)).unwrap(),
+                std::fs::read(b.path().join(f)).unwrap(),
+                "{f}"
+            );
+        }
+        write_manifest(a.path(), &[sa.clone()], &["IT"]).unwrap();
+        let again = write_month(a.path(), "2021-07", &docs).unwrap();
+        assert_eq!((again.written, again.removed), (0, 0), "nothing rewritten");
+    }
+
+    #[test]
+    fn a_new_item_rewrites_only_its_month() {
+        let dir = tempfile::tempdir().unwrap();
+        let june = [doc("6月の記事", "気候変動", "2021/06/30/2300/")];
+        let mut july = vec![doc("7月の記事", "日本銀行", "2021/07/01/0000/")];
+        let s6 = write_month(dir.path(), "2021-06", &june).unwrap();
+        write_month(dir.path(), "2021-07", &july).unwrap();
+        let stamp = |f: &str| {
+            let p = dir.path().join(f);
+            (
+                std::fs::read(&p).unwrap(),
+                std::fs::metadata(&p).unwrap().modified().unwrap(),
+            )
+        };
+        let before: Vec<_> = s6.files.iter().map(|f| stamp(f)).collect();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        july.push(doc("新しい記事", "半導体", "2021/07/01/0100/"));
+        let s7 = write_month(dir.path(), "2021-07", &july).unwrap();
+        assert!(s7.written > 0);
+        let after: Vec<_> = s6.files.iter().map(|f| stamp(f)).collect();
+        assert_eq!(before, after, "June's files untouched");
+        write_manifest(dir.path(), &[s6, s7], &["IT"]).unwrap();
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(m["format"], 1);
+        assert_eq!(m["months"][0]["month"], "2021-07", "newest first");
+        assert_eq!(m["months"][0]["docs"], 2);
+        assert_eq!(m["months"][1]["month"], "2021-06");
+        assert_eq!(m["categories"][0], "IT");
+    }
+
+    #[test]
+    fn stale_files_are_removed_and_buckets_grow_with_the_month() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = XorShift(3);
+        let texts: Vec<String> = (0..4000)
+            .map(|i| {
+                let cjk: String = (0..60)
+                    .map(|_| char::from_u32(0x4e00 + (rng.next() % 300) as u32).unwrap())
+                    .collect();
+                format!("記事{i} {cjk} word{i}")
+            })
+            .collect();
+        let docs: Vec<StaticDoc> = texts
+            .iter()
+            .map(|t| doc(t, t, "2021/07/02/0100/"))
+            .collect();
+        let big = write_month(dir.path(), "2021-07", &docs).unwrap();
+        assert!(big.buckets > MIN_BUCKETS, "{}", big.buckets);
+        assert_eq!(
+            big.files.len(),
+            big.buckets + 4000usize.div_ceil(CHUNK_DOCS)
+        );
+        std::fs::write(dir.path().join("2021-07/.matome.x.tmp"), "half").unwrap();
+        std::fs::write(dir.path().join("2021-07/keep.txt"), "not ours").unwrap();
+        let small = write_month(dir.path(), "2021-07", &docs[..3]).unwrap();
+        assert_eq!(small.buckets, MIN_BUCKETS);
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir.path().join("2021-07"))
+            .unwrap()
+            .map(|e| format!("2021-07/{}", e.unwrap().file_name().to_string_lossy()))
+            .filter(|n| !n.ends_with("keep.txt"))
+            .collect();
+        on_disk.sort();
+        let mut expected = small.files.clone();
+        expected.sort();
+        assert_eq!(on_disk, expected);
+        assert_eq!(small.removed, big.files.len() - small.files.len() + 1);
+        let gone = write_month(dir.path(), "2021-07", &[]).unwrap();
+        assert_eq!((gone.docs, gone.files.len()), (0, 0));
+        assert!(dir.path().join("2021-07/keep.txt").exists());
+    }
+
+    #[test]
+    fn bad_months_and_days() {
+        let dir = tempfile::tempdir().unwrap();
+        for m in ["2021-7", "../x", "2021-13", "2021/07", ""] {
+            assert!(write_month(dir.path(), m, &[]).is_err(), "{m}");
+        }
+        let d = doc("a", "b", "2021/07/20/0800/");
+        assert_eq!(day_of(&d, "2021-07"), 20);
+        assert_eq!(day_of(&d, "2021-08"), 0);
+        assert_eq!(day_of(&doc("a", "b", "x"), "2021-07"), 0);
+    }
+}

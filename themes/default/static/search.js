@@ -1,0 +1,677 @@
+// matome's search page: searches the static index under search/ (see src/search/static_index.rs)
+// with no server. No framework, nothing from elsewhere (the pages' CSP allows only 'self').
+//
+// A query is words separated by spaces, all required; "a quoted phrase" must appear as written;
+// -word leaves out the items that have it. A word with CJK characters (気候変動) must appear as
+// written: the index gives the items that have all its character bigrams and the page keeps
+// those whose title or summary contains it. Other words (regulations) match by their Snowball
+// English stem. Months are searched newest first; "load more" goes on into older months.
+(() => {
+  'use strict';
+
+  // ---------------------------------------------------------------------------------------------
+  // Text: the same normalisation and terms as static_index.rs.
+
+  const CJK =
+    /[\u3005-\u3007\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3ffff}\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]/u;
+  const ALNUM = /[\p{Alphabetic}\p{N}]/u;
+  const isCjk = (c) => CJK.test(c);
+  const isWord = (c) => !isCjk(c) && ALNUM.test(c);
+  const normalize = (s) => s.normalize('NFKC').toLowerCase();
+
+  // Runs of a string's code points: {kind: 'cjk'|'word'|'sep', s, e, text} (indexes in code points).
+  function runs(chars) {
+    const out = [];
+    let i = 0;
+    while (i < chars.length) {
+      const kind = isCjk(chars[i]) ? 'cjk' : isWord(chars[i]) ? 'word' : 'sep';
+      let j = i + 1;
+      while (j < chars.length && (isCjk(chars[j]) ? 'cjk' : isWord(chars[j]) ? 'word' : 'sep') === kind) j++;
+      out.push({ kind, s: i, e: j, text: chars.slice(i, j).join('') });
+      i = j;
+    }
+    return out;
+  }
+
+  // The index terms of normalised text, in order (for_each_term in Rust).
+  function termsOf(text) {
+    const out = [];
+    for (const r of runs(Array.from(text))) {
+      if (r.kind === 'word') out.push(stem(r.text));
+      else if (r.kind === 'cjk') {
+        const c = Array.from(r.text);
+        if (c.length === 1) out.push(c[0]);
+        for (let i = 0; i + 1 < c.length; i++) out.push(c[i] + c[i + 1]);
+      }
+    }
+    return out;
+  }
+
+  // FNV-1a (32-bit) of the UTF-8 bytes, folded: bucket_of in Rust.
+  const utf8 = new TextEncoder();
+  function bucketOf(term, buckets) {
+    let h = 0x811c9dc5;
+    for (const b of utf8.encode(term)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+    return ((h ^ (h >>> 16)) >>> 0) & (buckets - 1);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The Snowball English (Porter2) stemmer, as rust-stemmers 1.2 has it (its english.sbl).
+
+  const V = new Set('aeiouy');
+  const V_WXY = new Set('aeiouywxY');
+  const VALID_LI = new Set('cdeghkmnrt');
+  const EXCEPTION1 = {
+    skis: 'ski', skies: 'sky', dying: 'die', lying: 'lie', tying: 'tie', idly: 'idl',
+    gently: 'gentl', ugly: 'ugli', early: 'earli', only: 'onli', singly: 'singl',
+    sky: 'sky', news: 'news', howe: 'howe', atlas: 'atlas', cosmos: 'cosmos', bias: 'bias',
+    andes: 'andes',
+  };
+  const EXCEPTION2 = new Set(['inning', 'outing', 'canning', 'herring', 'earring', 'proceed', 'exceed', 'succeed']);
+  const STEP1B = ['eedly', 'ingly', 'edly', 'eed', 'ing', 'ed'];
+  const STEP2 = {
+    tional: 'tion', enci: 'ence', anci: 'ance', abli: 'able', entli: 'ent', izer: 'ize',
+    ization: 'ize', ational: 'ate', ation: 'ate', ator: 'ate', alism: 'al', aliti: 'al',
+    alli: 'al', fulness: 'ful', ousli: 'ous', ousness: 'ous', iveness: 'ive', iviti: 'ive',
+    biliti: 'ble', bli: 'ble', ogi: 'og', fulli: 'ful', lessli: 'less', li: '',
+  };
+  const STEP3 = { tional: 'tion', ational: 'ate', alize: 'al', icate: 'ic', iciti: 'ic', ical: 'ic', ful: '', ness: '', ative: '' };
+  const STEP4 = ['al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize', 'ion'];
+  const byLength = (list) => list.slice().sort((a, b) => b.length - a.length);
+  const STEP2_KEYS = byLength(Object.keys(STEP2));
+  const STEP3_KEYS = byLength(Object.keys(STEP3));
+  const STEP4_KEYS = byLength(STEP4);
+
+  function stem(word) {
+    if (Object.prototype.hasOwnProperty.call(EXCEPTION1, word)) return EXCEPTION1[word];
+    let w = Array.from(word);
+    if (w.length < 3) return word;
+    // prelude
+    if (w[0] === "'") w.shift();
+    let yFound = false;
+    if (w[0] === 'y') { w[0] = 'Y'; yFound = true; }
+    for (let i = 0; i + 1 < w.length; i++) {
+      if (V.has(w[i]) && w[i + 1] === 'y') { w[i + 1] = 'Y'; yFound = true; }
+    }
+    // mark_regions
+    let p1 = w.length;
+    let p2 = w.length;
+    const gopastVNonV = (from) => {
+      let i = from;
+      while (i < w.length && !V.has(w[i])) i++;
+      if (i >= w.length) return -1;
+      i++;
+      while (i < w.length && V.has(w[i])) i++;
+      if (i >= w.length) return -1;
+      return i + 1;
+    };
+    const head = w.slice(0, 6).join('');
+    let start = -1;
+    for (const p of ['commun', 'gener', 'arsen']) if (head.startsWith(p)) { start = p.length; break; }
+    if (start < 0) start = gopastVNonV(0);
+    if (start >= 0) {
+      p1 = start;
+      const q = gopastVNonV(p1);
+      if (q >= 0) p2 = q;
+    }
+    const ends = (s) => {
+      if (s.length > w.length) return false;
+      for (let i = 0; i < s.length; i++) if (w[w.length - s.length + i] !== s[i]) return false;
+      return true;
+    };
+    const longest = (keys) => keys.find(ends);
+    const replace = (len, s) => { w.splice(w.length - len, len, ...s); };
+    const hasV = (from, to) => { for (let i = from; i < to; i++) if (V.has(w[i])) return true; return false; };
+    // shortv, looking at the characters before position `pos`.
+    const shortv = (pos) =>
+      (pos >= 3 && !V_WXY.has(w[pos - 1]) && V.has(w[pos - 2]) && !V.has(w[pos - 3])) ||
+      (pos === 2 && !V.has(w[1]) && V.has(w[0]));
+
+    // Step_1a
+    if (ends("'s'")) replace(3, '');
+    else if (ends("'s")) replace(2, '');
+    else if (ends("'")) replace(1, '');
+    {
+      const s = longest(['sses', 'ied', 'ies', 'us', 'ss', 's']);
+      if (s === 'sses') replace(4, 'ss');
+      else if (s === 'ied' || s === 'ies') replace(3, w.length - 3 > 1 ? 'i' : 'ie');
+      else if (s === 's') {
+        const bra = w.length - 1;
+        if (bra >= 1 && hasV(0, bra - 1)) replace(1, '');
+      }
+    }
+    if (!EXCEPTION2.has(w.join(''))) {
+      // Step_1b
+      const s = longest(STEP1B);
+      if (s === 'eed' || s === 'eedly') {
+        if (w.length - s.length >= p1) replace(s.length, 'ee');
+      } else if (s && hasV(0, w.length - s.length)) {
+        replace(s.length, '');
+        if (ends('at') || ends('bl') || ends('iz')) w.push('e');
+        else if (['bb', 'dd', 'ff', 'gg', 'mm', 'nn', 'pp', 'rr', 'tt'].some(ends)) w.pop();
+        else if (w.length === p1 && shortv(w.length)) w.push('e');
+      }
+      // Step_1c
+      if ((ends('y') || ends('Y')) && w.length >= 3 && !V.has(w[w.length - 2])) replace(1, 'i');
+      // Step_2
+      let k = longest(STEP2_KEYS);
+      if (k && w.length - k.length >= p1) {
+        const bra = w.length - k.length;
+        if (k === 'ogi') { if (w[bra - 1] === 'l') replace(3, 'og'); }
+        else if (k === 'li') { if (bra > 0 && VALID_LI.has(w[bra - 1])) replace(2, ''); }
+        else replace(k.length, STEP2[k]);
+      }
+      // Step_3
+      k = longest(STEP3_KEYS);
+      if (k && w.length - k.length >= p1) {
+        if (k === 'ative') { if (w.length - 5 >= p2) replace(5, ''); }
+        else replace(k.length, STEP3[k]);
+      }
+      // Step_4
+      k = longest(STEP4_KEYS);
+      if (k && w.length - k.length >= p2) {
+        const bra = w.length - k.length;
+        if (k === 'ion') { if (w[bra - 1] === 's' || w[bra - 1] === 't') replace(3, ''); }
+        else replace(k.length, '');
+      }
+      // Step_5
+      if (ends('e')) {
+        const bra = w.length - 1;
+        if (bra >= p2 || (bra >= p1 && !shortv(bra))) replace(1, '');
+      } else if (ends('l')) {
+        const bra = w.length - 1;
+        if (bra >= p2 && w[bra - 1] === 'l') replace(1, '');
+      }
+    }
+    // postlude
+    if (yFound) w = w.map((c) => (c === 'Y' ? 'y' : c));
+    return w.join('');
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Queries.
+
+  // Splits a query into units: {neg, phrase, text}, text normalised with white space folded.
+  function parseQuery(q) {
+    const s = normalize(q);
+    const units = [];
+    let i = 0;
+    while (i < s.length) {
+      while (i < s.length && /\s/.test(s[i])) i++;
+      if (i >= s.length) break;
+      let neg = false;
+      if (s[i] === '-' && i + 1 < s.length && !/\s/.test(s[i + 1])) { neg = true; i++; }
+      let text;
+      let phrase = false;
+      if (s[i] === '"') {
+        const j = s.indexOf('"', i + 1);
+        const end = j < 0 ? s.length : j;
+        text = s.slice(i + 1, end);
+        phrase = true;
+        i = end + 1;
+      } else {
+        let j = i;
+        while (j < s.length && !/\s/.test(s[j])) j++;
+        text = s.slice(i, j);
+        i = j;
+      }
+      text = text.replace(/\s+/g, ' ').trim();
+      if (text) units.push(analyzeUnit({ neg, phrase, text }));
+    }
+    return units.filter((u) => u.terms.length > 0 || u.mode === 'sub');
+  }
+
+  // A unit's index terms, and how an item is checked against it. A word without CJK matches by
+  // stem ('word'); a word with CJK or a phrase must appear as written ('sub'), with a word
+  // boundary in the text where it begins or ends with a letter or digit — so every word inside
+  // it is a whole word of the text, and its stem an index term.
+  function analyzeUnit(u) {
+    const chars = Array.from(u.text);
+    const rs = runs(chars);
+    const uniq = (a) => [...new Set(a)];
+    if (!u.phrase && !rs.some((r) => r.kind === 'cjk')) {
+      return { ...u, mode: 'word', terms: uniq(rs.filter((r) => r.kind === 'word').map((r) => stem(r.text))) };
+    }
+    const terms = [];
+    for (const r of rs) {
+      if (r.kind === 'word') terms.push(stem(r.text));
+      else if (r.kind === 'cjk') {
+        const c = Array.from(r.text);
+        if (c.length === 1 && r.s > 0 && r.e < chars.length) terms.push(c[0]);
+        for (let i = 0; i + 1 < c.length; i++) terms.push(c[i] + c[i + 1]);
+      }
+    }
+    return {
+      ...u,
+      mode: 'sub',
+      terms: uniq(terms),
+      leftB: isWord(chars[0]),
+      rightB: isWord(chars[chars.length - 1]),
+    };
+  }
+
+  const codePointBefore = (s, i) => {
+    if (i <= 0) return '';
+    const lo = s.charCodeAt(i - 1);
+    return i >= 2 && lo >= 0xdc00 && lo <= 0xdfff ? s.slice(i - 2, i) : s[i - 1];
+  };
+  const codePointAt = (s, i) => (i < s.length ? String.fromCodePoint(s.codePointAt(i)) : '');
+
+  // Where a 'sub' unit occurs in normalised text: [start, end) pairs (UTF-16 indexes).
+  function occurrences(text, u) {
+    const out = [];
+    let from = 0;
+    for (;;) {
+      const i = text.indexOf(u.text, from);
+      if (i < 0) return out;
+      const end = i + u.text.length;
+      if ((!u.leftB || !isWord(codePointBefore(text, i))) && (!u.rightB || !isWord(codePointAt(text, end)))) {
+        out.push([i, end]);
+      }
+      from = i + 1;
+    }
+  }
+
+  const fold = (s) => normalize(s).replace(/\s+/g, ' ');
+  const hasWordStems = (text, u) => {
+    const stems = new Set(termsOf(text));
+    return u.terms.every((t) => stems.has(t));
+  };
+
+  // Whether an item passes the units the index cannot decide: 'sub' units (and exclusions).
+  function matches(doc, units) {
+    const fields = [fold(doc.title), fold(doc.summary)];
+    for (const u of units) {
+      let has;
+      if (u.mode === 'sub') has = fields.some((f) => occurrences(f, u).length > 0);
+      else if (u.neg) has = fields.some((f) => hasWordStems(f, u));
+      else continue; // the index decided it
+      if (has === u.neg) return false;
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The index files.
+
+  function readVarint(bytes, pos) {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      if (pos.i >= bytes.length) throw new Error('truncated search file');
+      const b = bytes[pos.i++];
+      v += (b & 0x7f) * mul;
+      if (!(b & 0x80)) return v;
+      mul *= 128;
+    }
+  }
+
+  // A bucket file: term (string) → {df, kind, start, end} over the payload bytes.
+  function parseBucket(buf) {
+    const bytes = new Uint8Array(buf);
+    if (bytes[0] !== 1) throw new Error('unknown search bucket format');
+    const pos = { i: 1 };
+    const n = readVarint(bytes, pos);
+    const dec = new TextDecoder();
+    const heads = [];
+    let prev = new Uint8Array(0);
+    for (let k = 0; k < n; k++) {
+      const shared = readVarint(bytes, pos);
+      const len = readVarint(bytes, pos);
+      const term = new Uint8Array(shared + len);
+      term.set(prev.subarray(0, shared));
+      term.set(bytes.subarray(pos.i, pos.i + len), shared);
+      pos.i += len;
+      const df = readVarint(bytes, pos);
+      const pl = readVarint(bytes, pos);
+      heads.push([dec.decode(term), df, pl % 2, Math.floor(pl / 2)]);
+      prev = term;
+    }
+    const terms = new Map();
+    let off = pos.i;
+    for (const [term, df, kind, len] of heads) {
+      terms.set(term, { df, kind, start: off, end: off + len });
+      off += len;
+    }
+    return { bytes, terms };
+  }
+
+  function postings(bucket, term) {
+    const p = bucket.terms.get(term);
+    if (!p) return new Uint32Array(0);
+    const out = new Uint32Array(p.df);
+    const bytes = bucket.bytes.subarray(p.start, p.end);
+    const pos = { i: 0 };
+    if (p.kind === 0) {
+      let d = 0;
+      for (let k = 0; k < p.df; k++) {
+        d = k === 0 ? readVarint(bytes, pos) : d + readVarint(bytes, pos);
+        out[k] = d;
+      }
+    } else {
+      const first = readVarint(bytes, pos);
+      let k = 0;
+      for (let j = pos.i; j < bytes.length; j++) {
+        const b = bytes[j];
+        if (!b) continue;
+        for (let bit = 0; bit < 8; bit++) if (b & (1 << bit)) out[k++] = first + (j - pos.i) * 8 + bit;
+      }
+    }
+    return out;
+  }
+
+  function intersect(a, b) {
+    const out = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.length && j < b.length) {
+      if (a[i] < b[j]) i++;
+      else if (a[i] > b[j]) j++;
+      else { out.push(a[i]); i++; j++; }
+    }
+    return out;
+  }
+
+  class Index {
+    constructor(base) {
+      this.base = base;
+      this.files = new Map();
+    }
+    get(url, kind) {
+      if (!this.files.has(url)) {
+        const p = fetch(url, kind === 'manifest' ? { cache: 'no-cache' } : {}).then((r) => {
+          if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+          return kind === 'bin' ? r.arrayBuffer().then(parseBucket) : r.json();
+        });
+        p.catch(() => this.files.delete(url));
+        this.files.set(url, p);
+      }
+      return this.files.get(url);
+    }
+    manifest() {
+      return this.get(`${this.base}manifest.json`, 'manifest').then((m) => {
+        if (m.format !== 1) throw new Error(`search index format ${m.format} is not supported`);
+        return m;
+      });
+    }
+    bucket(m, b) {
+      return this.get(`${this.base}${m.month}/b${b.toString(16).padStart(3, '0')}.bin?v=${m.v}`, 'bin');
+    }
+    chunk(m, k) {
+      return this.get(`${this.base}${m.month}/c${k}.json?v=${m.v}`, 'json');
+    }
+    async doc(m, n) {
+      const rows = await this.chunk(m, Math.floor(n / m.chunk));
+      const r = rows[n % m.chunk];
+      if (!r) return null;
+      return { month: m.month, n, title: r[0], summary: r[1], link: r[2], site: r[3], category: r[4], published: r[5], digest: r[6] };
+    }
+  }
+
+  // One search: yields verified items newest first, `want` at a time.
+  class Search {
+    constructor(index, manifest, { q, category, from, to }) {
+      this.index = index;
+      this.units = parseQuery(q || '');
+      this.pos = [...new Set(this.units.filter((u) => !u.neg).flatMap((u) => u.terms))];
+      if (category) this.pos.push('\u0001' + category);
+      this.negWords = this.units.filter((u) => u.neg && u.mode === 'word');
+      this.from = from || '';
+      this.to = to || '';
+      this.months = manifest.months.filter(
+        (m) => (!this.from || m.month >= this.from.slice(0, 7)) && (!this.to || m.month <= this.to.slice(0, 7)),
+      );
+      this.mi = 0;
+      this.cands = [];
+      this.ci = 0;
+      this.month = null;
+      this.done = false;
+    }
+    get searchable() {
+      return this.pos.length > 0;
+    }
+    // Item numbers of month m that have every positive term, in its date range, newest first.
+    async candidates(m) {
+      const [lo, hi] = this.range(m);
+      if (lo >= hi) return [];
+      const need = [...this.pos, ...this.negWords.flatMap((u) => u.terms)];
+      const buckets = new Map();
+      await Promise.all(
+        [...new Set(need.map((t) => bucketOf(t, m.buckets)))].map(async (b) => buckets.set(b, await this.index.bucket(m, b))),
+      );
+      const list = (t) => postings(buckets.get(bucketOf(t, m.buckets)), t);
+      const lists = this.pos.map(list).sort((a, b) => a.length - b.length);
+      let docs = Array.from(lists[0]).filter((d) => d >= lo && d < hi);
+      for (const l of lists.slice(1)) docs = intersect(docs, l);
+      for (const u of this.negWords) {
+        const out = new Set(u.terms.map(list).reduce((a, b) => intersect(a, b)));
+        docs = docs.filter((d) => !out.has(d));
+      }
+      return docs.reverse();
+    }
+    range(m) {
+      const first = (pred) => {
+        const d = m.days.find(([day]) => pred(day));
+        return d ? d[1] : m.docs;
+      };
+      const lo = this.from && this.from.slice(0, 7) === m.month ? first((day) => day >= +this.from.slice(8, 10)) : 0;
+      const hi = this.to && this.to.slice(0, 7) === m.month ? first((day) => day > +this.to.slice(8, 10)) : m.docs;
+      return [lo, hi];
+    }
+    // Up to `want` more items; `onItems` receives them as they are confirmed.
+    async next(want, onItems) {
+      let found = 0;
+      let fetched = 0;
+      while (found < want && !this.done) {
+        if (this.ci >= this.cands.length) {
+          if (this.mi >= this.months.length) { this.done = true; break; }
+          this.month = this.months[this.mi++];
+          this.cands = await this.candidates(this.month);
+          this.ci = 0;
+          continue;
+        }
+        // Enough candidates for what is missing (a few more when some may fail the check).
+        const m = this.month;
+        const batch = this.cands.slice(this.ci, this.ci + (want - found));
+        this.ci += batch.length;
+        fetched += batch.length;
+        const docs = (await Promise.all(batch.map((n) => this.index.doc(m, n)))).filter(
+          (d) => d && matches(d, this.units),
+        );
+        found += docs.length;
+        if (docs.length) onItems(docs);
+        if (fetched >= want * 8) break; // many candidates failed: let the reader ask for more
+      }
+      return found;
+    }
+    get more() {
+      return !this.done && (this.ci < this.cands.length || this.mi < this.months.length);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Showing results.
+
+  // Character ranges of `orig` to highlight for the units (approximate: per-character NFKC).
+  function highlights(orig, units) {
+    const cps = Array.from(orig);
+    let norm = '';
+    const at = []; // norm UTF-16 index → index in cps
+    const starts = []; // cps index → UTF-16 index in orig
+    let o = 0;
+    cps.forEach((c, k) => {
+      starts.push(o);
+      o += c.length;
+      const n = normalize(c);
+      for (let j = 0; j < n.length; j++) at.push(k);
+      norm += n;
+    });
+    starts.push(o);
+    at.push(cps.length);
+    const ranges = [];
+    const toOrig = (s, e) => [starts[at[s]], starts[at[e - 1] + 1]];
+    for (const u of units) {
+      if (u.neg) continue;
+      if (u.mode === 'sub') for (const [s, e] of occurrences(norm.replace(/\s/g, ' '), u)) ranges.push(toOrig(s, e));
+      else {
+        const want = new Set(u.terms);
+        for (const r of runs(Array.from(norm))) {
+          if (r.kind === 'word' && want.has(stem(r.text))) {
+            const s = Array.from(norm).slice(0, r.s).join('').length;
+            ranges.push(toOrig(s, s + r.text.length));
+          }
+        }
+      }
+    }
+    ranges.sort((a, b) => a[0] - b[0]);
+    return ranges;
+  }
+
+  function marked(el, text, units) {
+    let last = 0;
+    for (const [s, e] of highlights(text, units)) {
+      if (s < last) continue;
+      el.append(text.slice(last, s));
+      const m = document.createElement('mark');
+      m.textContent = text.slice(s, e);
+      el.append(m);
+      last = e;
+    }
+    el.append(text.slice(last));
+    return el;
+  }
+
+  const pad = (n) => String(n).padStart(2, '0');
+  function stamp(secs) {
+    const d = new Date(secs * 1000);
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  }
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function render(doc, units, ui) {
+    const li = el('li', 'hit');
+    const h = el('h2', 'hit-title');
+    const safe = /^https?:\/\//i.test(doc.link);
+    const title = safe ? el('a') : el('span');
+    if (safe) {
+      title.href = doc.link;
+      title.rel = 'noopener noreferrer';
+    }
+    h.append(marked(title, doc.title, units));
+    li.append(h);
+    const meta = el('p', 'hit-meta');
+    meta.append(el('span', 'hit-category', doc.category), ' ', el('span', 'hit-site', doc.site), ' ');
+    const time = el('time', null, stamp(doc.published));
+    time.dateTime = new Date(doc.published * 1000).toISOString();
+    meta.append(time, ' ');
+    const digest = el('a', 'hit-digest', ui.t.digest);
+    digest.href = ui.root + doc.digest.replace(/^\//, '');
+    meta.append(digest);
+    li.append(meta);
+    if (doc.summary) li.append(marked(el('p', 'hit-summary'), doc.summary, units));
+    return li;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The page.
+
+  function start() {
+    const form = document.getElementById('search-form');
+    if (!form) return;
+    const ui = {
+      root: form.dataset.root,
+      input: document.getElementById('search-q'),
+      category: document.getElementById('search-category'),
+      from: document.getElementById('search-from'),
+      to: document.getElementById('search-to'),
+      status: document.getElementById('search-status'),
+      list: document.getElementById('search-results'),
+      more: document.getElementById('search-more'),
+      t: form.dataset,
+    };
+    const index = new Index(form.dataset.index);
+    const say = (key, n) => { ui.status.textContent = (ui.t[key] || '').replace('{n}', n); };
+    const setState = (s) => { ui.list.dataset.state = s; };
+    let manifest = null;
+    let current = null;
+    let shown = 0;
+    const PAGE = 20;
+
+    const params = () => {
+      const p = new URLSearchParams(location.search);
+      return { q: p.get('q') || '', category: p.get('category') || '', from: p.get('from') || '', to: p.get('to') || '' };
+    };
+
+    async function page(search) {
+      setState('searching');
+      ui.more.hidden = true;
+      say('msgSearching');
+      try {
+        await search.next(PAGE, (docs) => {
+          if (search !== current) return;
+          for (const d of docs) ui.list.append(render(d, search.units, ui));
+          shown += docs.length;
+        });
+      } catch (e) {
+        if (search === current) { say('msgError'); setState('error'); console.error(e); }
+        return;
+      }
+      if (search !== current) return;
+      ui.more.hidden = !search.more;
+      if (!shown) say(search.more ? 'msgNoneYet' : 'msgNone', 0);
+      else say(search.more ? 'msgMore' : 'msgCount', shown);
+      setState(search.more ? 'more' : 'done');
+    }
+
+    async function run() {
+      const p = params();
+      ui.input.value = p.q;
+      ui.from.value = p.from;
+      ui.to.value = p.to;
+      ui.list.replaceChildren();
+      ui.more.hidden = true;
+      shown = 0;
+      current = null;
+      try {
+        manifest = manifest || (await index.manifest());
+      } catch (e) {
+        say('msgError');
+        setState('error');
+        console.error(e);
+        return;
+      }
+      if (ui.category.options.length <= 1) {
+        for (const c of manifest.categories) ui.category.append(new Option(c, c));
+      }
+      ui.category.value = manifest.categories.includes(p.category) ? p.category : '';
+      if (!p.q.trim() && !p.category) { ui.status.textContent = ''; setState('idle'); return; }
+      const search = new Search(index, manifest, { ...p, category: ui.category.value });
+      if (!search.searchable) { say('msgShort'); setState('done'); return; }
+      current = search;
+      document.title = `${p.q} | ${document.title.split(' | ').pop()}`;
+      await page(search);
+    }
+
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const p = new URLSearchParams();
+      p.set('q', ui.input.value.trim());
+      for (const [k, f] of [['category', ui.category], ['from', ui.from], ['to', ui.to]]) if (f.value) p.set(k, f.value);
+      history.pushState(null, '', `${location.pathname}?${p}`);
+      run();
+    });
+    ui.more.addEventListener('click', () => { if (current && current.more) page(current); });
+    window.addEventListener('popstate', run);
+    run();
+  }
+
+  window.matomeSearch = { stem, normalize, termsOf, bucketOf, parseQuery };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
