@@ -75,8 +75,11 @@ struct BuildState {
     /// Static files copied.
     statics: Vec<String>,
     /// The static search index: each month's fingerprint and what was written for it.
-    search_months: std::collections::BTreeMap<String, (u64, MonthShard)>,
+    search_months: SearchMonths,
 }
+
+/// Each month of the static search index: its fingerprint and what was written for it.
+type SearchMonths = std::collections::BTreeMap<String, (u64, MonthShard)>;
 
 fn state_path(root: &Path, output: &Path) -> PathBuf {
     let key = fsutil::fnv1a(output.to_string_lossy().as_bytes());
@@ -100,8 +103,8 @@ fn write_static_search(
     site: &Site,
     output: &Path,
     global: u64,
-    old: &std::collections::BTreeMap<String, (u64, MonthShard)>,
-) -> Result<(std::collections::BTreeMap<String, (u64, MonthShard)>, usize)> {
+    old: &SearchMonths,
+) -> Result<(SearchMonths, usize)> {
     let archive = site.archive;
     let dir = output.join("search");
     // Digests by month in the site's zone, with the month's fingerprint.
@@ -118,7 +121,7 @@ fn write_static_search(
         entry.0 = entry.0.rotate_left(5).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ digest.hash;
         entry.1.push(d);
     }
-    let mut out = std::collections::BTreeMap::new();
+    let mut out = SearchMonths::new();
     let mut written = 0;
     for (month, (fp, digests)) in months {
         if let Some((old_fp, shard)) = old.get(&month)
