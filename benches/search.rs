@@ -90,6 +90,7 @@ fn main() {
             let opts = SearchOptions {
                 query: q.to_string(),
                 limit: 20,
+                offset: 0,
                 category: None,
                 site: None,
                 since: None,

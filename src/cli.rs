@@ -303,6 +303,7 @@ fn search(root: &std::path::Path, args: SearchArgs) -> Result<ExitCode> {
     let opts = crate::search::index::SearchOptions {
         query: args.query.join(" "),
         limit: args.limit,
+        offset: 0,
         category: args.category,
         site: args.site,
         since: args

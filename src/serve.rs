@@ -286,6 +286,7 @@ struct SearchParams {
     #[serde(default)]
     q: String,
     limit: Option<usize>,
+    offset: Option<usize>,
     category: Option<String>,
     site: Option<String>,
     since: Option<String>,
@@ -324,6 +325,7 @@ async fn api_search(State(shared): State<Arc<Shared>>, Query(p): Query<SearchPar
     let opts = SearchOptions {
         query: p.q,
         limit: p.limit.unwrap_or(20).clamp(1, 200),
+        offset: p.offset.unwrap_or(0),
         category: p.category.filter(|s| !s.is_empty()),
         site: p.site.filter(|s| !s.is_empty()),
         since,
@@ -442,6 +444,14 @@ fn respond(shared: &Shared, status: StatusCode, file: &Path, mut bytes: Vec<u8>)
         );
         let at = find_last(&bytes, b"</body>").unwrap_or(bytes.len());
         bytes.splice(at..at, tag.into_bytes());
+        // The search page asks the live index instead of the static one.
+        let meta = format!(
+            "<meta name=\"matome-api\" content=\"{}api/search\">",
+            shared.base_path
+        );
+        if let Some(at) = find_last(&bytes, b"</head>") {
+            bytes.splice(at..at, meta.into_bytes());
+        }
     }
     (
         status,

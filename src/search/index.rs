@@ -32,7 +32,7 @@ use crate::fsutil;
 
 /// Bump when the schema, what is indexed or how it is tokenised changes: the index is then
 /// rebuilt from content/.
-const SCHEMA_VERSION: u32 = 2;
+const SCHEMA_VERSION: u32 = 3;
 const TOKENIZER: &str = "matome";
 /// The index writer's memory budget (tantivy splits it across its threads).
 const WRITER_HEAP: usize = 96 * 1024 * 1024;
@@ -90,7 +90,10 @@ impl TokenStream for MatomeTokenStream {
 
 #[derive(Clone, Copy)]
 struct Fields {
+    /// Analysed and stored as analysed (snippets' offsets are into it).
     title: Field,
+    /// The title as written, for display.
+    shown_title: Field,
     text: Field,
     keywords: Field,
     summary: Field,
@@ -111,6 +114,7 @@ fn schema() -> (Schema, Fields) {
     );
     let fields = Fields {
         title: b.add_text_field("title", analysed.clone() | STORED),
+        shown_title: b.add_text_field("shown_title", STORED),
         text: b.add_text_field("text", analysed.clone() | STORED),
         keywords: b.add_text_field("keywords", analysed | STORED),
         summary: b.add_text_field("summary", STORED),
@@ -247,6 +251,7 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
                     .map(|(i, item)| {
                         let mut doc = TantivyDocument::default();
                         doc.add_text(f.title, prepare(&item.title));
+                        doc.add_text(f.shown_title, &item.title);
                         let mut body =
                             String::with_capacity(item.summary.len() + item.text.len() + 1);
                         body.push_str(&item.summary);
@@ -290,6 +295,8 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
 pub struct SearchOptions {
     pub query: String,
     pub limit: usize,
+    /// Hits to skip (the page's "load more").
+    pub offset: usize,
     pub category: Option<String>,
     pub site: Option<String>,
     /// Unix seconds, inclusive.
@@ -463,13 +470,19 @@ impl SiteSearcher {
                 .search(
                     &query,
                     &TopDocs::with_limit(limit)
+                        .and_offset(opts.offset)
                         .order_by_fast_field::<i64>("published", Order::Desc),
                 )?
                 .into_iter()
                 .map(|(_, a)| (0.0, a))
                 .collect()
         } else {
-            searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?
+            searcher.search(
+                &query,
+                &TopDocs::with_limit(limit)
+                    .and_offset(opts.offset)
+                    .order_by_score(),
+            )?
         };
         let mut snippets = tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.text)?;
         snippets.set_max_num_chars(160);
@@ -498,7 +511,7 @@ impl SiteSearcher {
                 snippet = marked(&title_snippets.snippet_from_doc(&doc));
             }
             hits.push(Hit {
-                title: text(f.title),
+                title: text(f.shown_title),
                 link: text(f.link),
                 site: text(f.site),
                 category: text(f.category),

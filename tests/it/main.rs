@@ -2,6 +2,7 @@
 //! module under `tests/it/`, so the test binary is linked only once.
 
 mod archive;
+mod browser_site;
 mod build;
 mod fetch;
 mod import;
@@ -9,6 +10,6 @@ mod init_check;
 mod quality;
 mod search;
 mod search_page;
-mod serve;
+pub mod serve;
 mod support;
 mod support_selftest;

@@ -155,20 +155,21 @@ struct Page {
     _dir: tempfile::TempDir,
 }
 
-fn open() -> Option<Page> {
-    if !browser::available() {
-        eprintln!("skipped: no {}", browser::chromium_path().display());
-        return None;
-    }
+fn open() -> Page {
+    assert!(
+        browser::available(),
+        "no {}: install Debian's chromium (scripts/setup does)",
+        browser::chromium_path().display()
+    );
     let dir = tempfile::tempdir().unwrap();
     fixture_site(dir.path());
     let server = TestServer::new();
     serve_dir(&server, "/repo/", dir.path());
-    Some(Page {
+    Page {
         b: Browser::launch(),
         server,
         _dir: dir,
-    })
+    }
 }
 
 impl Page {
@@ -216,7 +217,7 @@ impl Page {
 
 #[test]
 fn japanese_query_finds_every_exact_match_newest_first_and_loads_older_months() {
-    let Some(mut p) = open() else { return };
+    let mut p = open();
     let first = p.search("?q=%E6%B0%97%E5%80%99%E5%A4%89%E5%8B%95"); // 気候変動
     let expected: Vec<String> = (6..=25)
         .rev()
@@ -293,7 +294,7 @@ fn japanese_query_finds_every_exact_match_newest_first_and_loads_older_months() 
 
 #[test]
 fn english_query_typed_and_submitted_is_stemmed_and_lands_in_the_url() {
-    let Some(mut p) = open() else { return };
+    let mut p = open();
     p.blank();
     assert_eq!(
         p.b.eval("document.getElementById('search-results').dataset.state"),
@@ -376,7 +377,7 @@ fn english_query_typed_and_submitted_is_stemmed_and_lands_in_the_url() {
 /// stemmer and rust-stemmers; the page's terms and buckets against the writer's.
 #[test]
 fn page_stemmer_and_terms_agree_with_the_index_writer() {
-    let Some(mut p) = open() else { return };
+    let mut p = open();
     p.blank();
     let words: Vec<&str> = WORDS.split_whitespace().collect();
     assert!(words.len() >= 200, "{}", words.len());

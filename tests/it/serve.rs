@@ -200,6 +200,10 @@ fn the_search_api_answers_from_the_index() {
     let hits = v["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 2, "{body}");
     assert!(hits[0]["published"].as_str() >= hits[1]["published"].as_str());
+    // "Load more": the next hits after an offset.
+    let (_, next) = server.get("/repo/api/search?q=cloud&limit=1&offset=1&sort=date");
+    let next: serde_json::Value = serde_json::from_str(&next).unwrap();
+    assert_eq!(next["hits"][0]["link"], hits[1]["link"]);
     let (_, body) = server.get("/repo/api/search?q=cloud&category=%E9%87%91%E8%9E%8D");
     assert_eq!(body, r#"{"hits":[]}"#);
     let (status, _) = server.get("/repo/api/search?q=cloud&since=yesterday");

@@ -489,6 +489,44 @@
     }
   }
 
+  // The same search through `matome serve`'s API (the live tantivy index), when the page is
+  // served by it: same units (for highlighting), same newest-first order, same "load more".
+  class ApiSearch {
+    constructor(api, { q, category, from, to }) {
+      this.api = api;
+      this.q = q || '';
+      this.units = parseQuery(this.q);
+      this.category = category || '';
+      this.from = from || '';
+      this.to = to || '';
+      this.offset = 0;
+      this.done = false;
+    }
+    get searchable() {
+      return this.units.some((u) => !u.neg && u.terms.length > 0);
+    }
+    async next(want, onItems) {
+      const p = new URLSearchParams({ q: this.q, limit: String(want), offset: String(this.offset), sort: 'date' });
+      if (this.category) p.set('category', this.category);
+      if (this.from) p.set('since', this.from);
+      if (this.to) p.set('until', this.to);
+      const r = await fetch(`${this.api}?${p}`, { cache: 'no-store' });
+      if (!r.ok) throw new Error(`${this.api}: HTTP ${r.status}`);
+      const hits = (await r.json()).hits || [];
+      this.offset += hits.length;
+      if (hits.length < want) this.done = true;
+      const docs = hits.map((h) => ({
+        title: h.title, summary: h.summary, link: h.link, site: h.site, category: h.category,
+        published: Date.parse(h.published) / 1000, href: h.url,
+      }));
+      if (docs.length) onItems(docs);
+      return docs.length;
+    }
+    get more() {
+      return !this.done;
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Showing results.
 
@@ -571,7 +609,7 @@
     time.dateTime = new Date(doc.published * 1000).toISOString();
     meta.append(time, ' ');
     const digest = el('a', 'hit-digest', ui.t.digest);
-    digest.href = ui.root + doc.digest.replace(/^\//, '');
+    digest.href = doc.href || ui.root + doc.digest.replace(/^\//, '');
     meta.append(digest);
     li.append(meta);
     if (doc.summary) li.append(marked(el('p', 'hit-summary'), doc.summary, units));
@@ -596,6 +634,9 @@
       t: form.dataset,
     };
     const index = new Index(form.dataset.index);
+    // `matome serve` announces its search API; on GitHub Pages there is none.
+    const apiMeta = document.querySelector('meta[name="matome-api"]');
+    const api = apiMeta ? apiMeta.content : null;
     const say = (key, n) => { ui.status.textContent = (ui.t[key] || '').replace('{n}', n); };
     const setState = (s) => { ui.list.dataset.state = s; };
     let manifest = null;
@@ -651,7 +692,8 @@
       }
       ui.category.value = manifest.categories.includes(p.category) ? p.category : '';
       if (!p.q.trim() && !p.category) { ui.status.textContent = ''; setState('idle'); return; }
-      const search = new Search(index, manifest, { ...p, category: ui.category.value });
+      const opts = { ...p, category: ui.category.value };
+      const search = api ? new ApiSearch(api, opts) : new Search(index, manifest, opts);
       if (!search.searchable) { say('msgShort'); setState('done'); return; }
       current = search;
       document.title = `${p.q} | ${document.title.split(' | ').pop()}`;
