@@ -117,6 +117,7 @@ fn items_from(corpus: &str) -> Vec<Item> {
             keywords: Vec::new(),
             summary: String::new(),
             text,
+            trend: None,
         });
     }
     items

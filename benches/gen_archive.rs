@@ -204,6 +204,7 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
                 keywords: kw,
                 summary,
                 text,
+                trend: None,
             });
         }
         let snapshot = Snapshot {

@@ -66,6 +66,17 @@ pub struct FeedConfig {
     pub category: String,
     /// The site name shown on pages; `None` means "the feed's own title".
     pub site: Option<String>,
+    pub kind: FeedKind,
+}
+
+/// What a feed's items are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FeedKind {
+    /// News: items with 頻出ワード and summaries (the default).
+    #[default]
+    News,
+    /// Trend words with their search volume (Google Trends' RSS): `kind = "trends"`.
+    Trends,
 }
 
 /// `[fetch]`: how politely and how defensively feeds are fetched.
@@ -175,6 +186,8 @@ struct RawFeed {
     category: Spanned<String>,
     #[serde(default)]
     site: Option<String>,
+    #[serde(default)]
+    kind: Option<Spanned<String>>,
 }
 
 /// 1-based line of a byte offset in `text`.
@@ -290,10 +303,19 @@ impl Config {
                 .site
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty());
+            let kind = match f.kind.as_ref().map(|k| k.get_ref().as_str()) {
+                None | Some("news") => FeedKind::News,
+                Some("trends") => FeedKind::Trends,
+                Some(other) => bail!(
+                    "{}: feeds.kind must be \"news\" or \"trends\", not {other:?}",
+                    at(f.kind.as_ref().expect("some").span())
+                ),
+            };
             feeds.push(FeedConfig {
                 url,
                 category,
                 site,
+                kind,
             });
         }
 

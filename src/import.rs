@@ -106,6 +106,7 @@ fn validate(url: String, category: String, site: String) -> Result<FeedConfig, S
         url,
         category,
         site: Some(site).filter(|s| !s.is_empty()),
+        kind: crate::config::FeedKind::News,
     })
 }
 

@@ -1032,6 +1032,7 @@ mod tests {
             keywords: vec![],
             summary: String::new(),
             text: text.into(),
+            trend: None,
         }
     }
 

@@ -405,6 +405,7 @@ mod tests {
             keywords: kws.iter().map(|s| s.to_string()).collect(),
             summary: "s".into(),
             text: String::new(),
+            trend: None,
         }
     }
 

@@ -46,6 +46,34 @@ pub struct Item {
     /// Plain text of the feed's description, bounded in length.
     #[serde(default)]
     pub text: String,
+    /// For the items of a trends feed (`kind = "trends"`): the search volume and news links.
+    #[serde(default)]
+    pub trend: Option<Trend>,
+}
+
+/// What a trends feed (Google Trends' RSS) says of a trend word beyond an ordinary item.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trend {
+    /// The approximate search volume (`ht:approx_traffic` "20,000+" → 20000), if given.
+    #[serde(default)]
+    pub volume: Option<u64>,
+    /// A picture of the trend (`ht:picture`), http(s) only.
+    #[serde(default)]
+    pub picture: String,
+    /// The news articles the trend links to (`ht:news_item`).
+    #[serde(default)]
+    pub news: Vec<NewsLink>,
+}
+
+/// One news article of a trend.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewsLink {
+    pub title: String,
+    pub url: String,
+    #[serde(default)]
+    pub source: String,
 }
 
 impl Item {
@@ -196,6 +224,29 @@ impl Snapshot {
             out.push_str("]\n");
             kv(&mut out, "summary", &item.summary);
             kv(&mut out, "text", &item.text);
+            if let Some(t) = &item.trend {
+                // One inline table, news links one per line of the array.
+                out.push_str("trend = { ");
+                if let Some(v) = t.volume {
+                    let _ = write!(out, "volume = {v}, ");
+                }
+                out.push_str("picture = ");
+                toml_string(&mut out, &t.picture);
+                out.push_str(", news = [");
+                for (i, n) in t.news.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str("{ title = ");
+                    toml_string(&mut out, &n.title);
+                    out.push_str(", url = ");
+                    toml_string(&mut out, &n.url);
+                    out.push_str(", source = ");
+                    toml_string(&mut out, &n.source);
+                    out.push_str(" }");
+                }
+                out.push_str("] }\n");
+            }
         }
         out.push_str("+++\n");
         out.push_str(&self.body);
@@ -357,6 +408,7 @@ mod tests {
             keywords: vec!["日本銀行".into(), "気候変動".into()],
             summary: "一行目\n二行目".into(),
             text: "tab\there".into(),
+            trend: None,
         }
     }
 
@@ -367,6 +419,37 @@ mod tests {
             items: vec![item("a"), item("b")],
             body: "A note from the curator.\n\n+++\n".into(),
         }
+    }
+
+    #[test]
+    fn trend_items_round_trip() {
+        let mut it = item("trend:大谷翔平:2021-07-20");
+        it.trend = Some(Trend {
+            volume: Some(200_000),
+            picture: "https://example.com/p?a=1&b=\"2\"".into(),
+            news: vec![
+                NewsLink {
+                    title: "大谷翔平、34号 \"速報\"\n".into(),
+                    url: "https://example.com/n1".into(),
+                    source: "スポニチ".into(),
+                },
+                NewsLink {
+                    title: "x".into(),
+                    url: "https://example.com/n2".into(),
+                    source: String::new(),
+                },
+            ],
+        });
+        let mut plain = item("b");
+        plain.trend = Some(Trend::default());
+        let s = Snapshot {
+            hour: t("2021-07-20T08:00:00+09:00"),
+            updated: t("2021-07-20T08:28:58+09:00"),
+            items: vec![it, plain, item("c")],
+            body: String::new(),
+        };
+        let text = s.to_text();
+        assert_eq!(Snapshot::parse(&text, "x").unwrap(), s, "{text}");
     }
 
     #[test]

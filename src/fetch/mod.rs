@@ -245,6 +245,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                 let site = site_name(feed, fs);
                 let cx = parse::ItemContext {
                     feed_url: &feed.url,
+                    kind: feed.kind,
                     category: &feed.category,
                     site: &site,
                     now,

@@ -27,6 +27,9 @@ pub struct Entry {
     /// The description or content, as plain text.
     pub text: String,
     pub published: Option<DateTime<Utc>>,
+    /// Google Trends' extension elements (`ht:approx_traffic`, `ht:picture`, `ht:news_item`),
+    /// when the feed has them.
+    pub trend: Option<crate::content::Trend>,
 }
 
 /// The RDF namespace of RSS 0.90, which feed-rs does not know; its elements are those of RSS 1.0.
@@ -82,13 +85,99 @@ fn parse_feed_inner(text: &str, url: &str) -> Result<ParsedFeed, String> {
                 title,
                 text: text::html_to_text(body),
                 published: e.published.or(e.updated),
+                trend: None,
             }
         })
         .collect();
+    let mut entries: Vec<Entry> = entries;
+    // feed-rs does not keep unknown namespaces: read Google Trends' elements ourselves.
+    if text.contains("approx_traffic") || text.contains("news_item") {
+        add_trends(text, &mut entries, base.as_ref());
+    }
     Ok(ParsedFeed {
         title: feed.title.map(|t| title_text(&t)).filter(|t| !t.is_empty()),
         entries,
     })
+}
+
+/// The ht: elements of each RSS `<item>` of a Google Trends feed, matched to the entries feed-rs
+/// read (in document order; by title if the counts differ). A trend item has no GUID and shares
+/// its link with every other item, so its id becomes the word and the day it trended: the same
+/// word is archived once a day, however many hourly runs see it.
+fn add_trends(text: &str, entries: &mut [Entry], base: Option<&url::Url>) {
+    let Ok(doc) = roxmltree::Document::parse_with_options(
+        text,
+        roxmltree::ParsingOptions {
+            allow_dtd: false,
+            ..Default::default()
+        },
+    ) else {
+        return;
+    };
+    let local = |n: &roxmltree::Node| n.tag_name().name().to_string();
+    let child_text = |n: &roxmltree::Node, name: &str| -> String {
+        n.children()
+            .find(|c| c.is_element() && c.tag_name().name() == name)
+            .and_then(|c| c.text())
+            .map(|t| text::one_line(&text::decode_entities(t)))
+            .unwrap_or_default()
+    };
+    let items: Vec<(String, crate::content::Trend)> = doc
+        .descendants()
+        .filter(|n| n.is_element() && local(n) == "item")
+        .map(|item| {
+            let news = item
+                .children()
+                .filter(|c| c.is_element() && local(c) == "news_item")
+                .filter_map(|n| {
+                    let url = safe_http_url(&child_text(&n, "news_item_url"), base)?;
+                    Some(crate::content::NewsLink {
+                        title: child_text(&n, "news_item_title"),
+                        url,
+                        source: child_text(&n, "news_item_source"),
+                    })
+                })
+                .collect();
+            let trend = crate::content::Trend {
+                volume: parse_volume(&child_text(&item, "approx_traffic")),
+                picture: safe_http_url(&child_text(&item, "picture"), base).unwrap_or_default(),
+                news,
+            };
+            (child_text(&item, "title"), trend)
+        })
+        .collect();
+    let by_position = items.len() == entries.len();
+    for (i, e) in entries.iter_mut().enumerate() {
+        let found = if by_position {
+            items.get(i)
+        } else {
+            items.iter().find(|(t, _)| *t == e.title)
+        };
+        if let Some((_, trend)) = found {
+            e.trend = Some(trend.clone());
+            if e.guid.is_none() {
+                let day = e.published.map(|p| p.format("%Y-%m-%d").to_string());
+                e.guid = Some(format!("trend:{}:{}", e.title, day.unwrap_or_default()));
+            }
+        }
+    }
+}
+
+/// A search volume as Google Trends writes it: "20,000+" → 20000, "2万+" → 20000, "1M+" →
+/// 1000000, "500K+" → 500000.
+pub fn parse_volume(s: &str) -> Option<u64> {
+    let s = s.trim().trim_end_matches('+').replace([',', ' '], "");
+    let (digits, mult) = if let Some(d) = s.strip_suffix(['K', 'k']) {
+        (d.to_string(), 1_000.0)
+    } else if let Some(d) = s.strip_suffix(['M', 'm']) {
+        (d.to_string(), 1_000_000.0)
+    } else if let Some(d) = s.strip_suffix('万') {
+        (d.to_string(), 10_000.0)
+    } else {
+        (s, 1.0)
+    };
+    let n: f64 = digits.parse().ok()?;
+    (n >= 0.0).then(|| (n * mult).round() as u64)
 }
 
 /// A title as one line of plain text. A title the feed marks as HTML (Atom `type="html"`) loses
@@ -128,6 +217,8 @@ pub fn safe_http_url(href: &str, base: Option<&url::Url>) -> Option<String> {
 /// What a run knows when it turns entries into items.
 pub struct ItemContext<'a> {
     pub feed_url: &'a str,
+    /// Trends feeds keep the trend data; news feeds ignore it.
+    pub kind: crate::config::FeedKind,
     pub category: &'a str,
     pub site: &'a str,
     pub now: DateTime<FixedOffset>,
@@ -182,12 +273,29 @@ pub fn to_item(entry: &Entry, cx: &ItemContext) -> Item {
         keywords: Vec::new(),
         summary: String::new(),
         text: body,
+        trend: match cx.kind {
+            crate::config::FeedKind::Trends => Some(entry.trend.clone().unwrap_or_default()),
+            crate::config::FeedKind::News => None,
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_volumes_are_numbers() {
+        assert_eq!(parse_volume("20,000+"), Some(20_000));
+        assert_eq!(parse_volume(" 200,000+ "), Some(200_000));
+        assert_eq!(parse_volume("2万+"), Some(20_000));
+        assert_eq!(parse_volume("500K+"), Some(500_000));
+        assert_eq!(parse_volume("1M+"), Some(1_000_000));
+        assert_eq!(parse_volume("1.5M+"), Some(1_500_000));
+        assert_eq!(parse_volume("100"), Some(100));
+        assert_eq!(parse_volume(""), None);
+        assert_eq!(parse_volume("many"), None);
+    }
 
     const URL: &str = "http://example.com/feed.xml";
 
@@ -290,6 +398,7 @@ mod tests {
         let settings = FetchSettings::default();
         let now = DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap();
         let cx = ItemContext {
+            kind: crate::config::FeedKind::News,
             feed_url: URL,
             category: "IT",
             site: "Example",
@@ -298,6 +407,7 @@ mod tests {
             settings: &settings,
         };
         let mut e = Entry {
+            trend: None,
             guid: None,
             link: None,
             title: "t".into(),
@@ -318,6 +428,7 @@ mod tests {
     fn long_titles_are_bounded() {
         let settings = FetchSettings::default();
         let cx = ItemContext {
+            kind: crate::config::FeedKind::News,
             feed_url: URL,
             category: "IT",
             site: "Example",
@@ -326,6 +437,7 @@ mod tests {
             settings: &settings,
         };
         let e = Entry {
+            trend: None,
             guid: Some("g".into()),
             link: None,
             title: "長".repeat(5000),

@@ -891,16 +891,63 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
             let d = *d;
             let snapshot = a.snapshot(d)?;
             let entries = a.digest_items(d);
-            let items: Vec<ItemView> = entries
-                .iter()
-                .zip(&snapshot.items)
-                .map(|(e, item)| {
-                    let mut v = site.entry_view(e, None);
-                    // The file itself is the truth for what only this page shows.
-                    v.summary = (!item.summary.is_empty()).then(|| item.summary.clone());
-                    v
-                })
-                .collect();
+            #[derive(Serialize)]
+            struct TrendRow {
+                word: String,
+                /// The search page for the word: the archived items that mention it.
+                search: String,
+                link: Option<String>,
+                news: Vec<NewsView>,
+                volume: Option<u64>,
+                /// `200,000+`, as the old tool showed it.
+                volume_text: String,
+                published: String,
+            }
+            #[derive(Serialize)]
+            struct NewsView {
+                title: String,
+                url: String,
+                source: String,
+            }
+            let mut items: Vec<ItemView> = Vec::new();
+            let mut trends: Vec<TrendRow> = Vec::new();
+            for (e, item) in entries.iter().zip(&snapshot.items) {
+                if let Some(t) = &item.trend {
+                    trends.push(TrendRow {
+                        word: item.title.clone(),
+                        search: format!(
+                            "search/?q={}",
+                            url::form_urlencoded::byte_serialize(item.title.as_bytes())
+                                .collect::<String>()
+                        ),
+                        link: safe_link(&item.link),
+                        news: t
+                            .news
+                            .iter()
+                            .filter_map(|n| {
+                                Some(NewsView {
+                                    title: n.title.clone(),
+                                    url: safe_link(&n.url)?,
+                                    source: n.source.clone(),
+                                })
+                            })
+                            .collect(),
+                        volume: t.volume,
+                        volume_text: t
+                            .volume
+                            .map(|v| format!("{}+", thousands(v)))
+                            .unwrap_or_default(),
+                        published: rfc3339(&site.local(&item.published)),
+                    });
+                    continue;
+                }
+                let mut v = site.entry_view(e, None);
+                // The file itself is the truth for what only this page shows.
+                v.summary = (!item.summary.is_empty()).then(|| item.summary.clone());
+                items.push(v);
+            }
+            // The old tool's trend table: the biggest searches first.
+            trends.sort_by(|a, b| b.volume.cmp(&a.volume).then_with(|| a.word.cmp(&b.word)));
             let digest = &a.digests[d];
             let day = site.digest_day[d];
             let link = |n: usize| Link {
@@ -915,6 +962,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 count: usize,
                 body_html: String,
                 items: Vec<ItemView>,
+                trends: Vec<TrendRow>,
                 prev: Option<Link>,
                 next: Option<Link>,
                 day: Link,
@@ -924,9 +972,10 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 heading: heading.clone(),
                 hour: rfc3339(&site.local(&digest.hour)),
                 updated: rfc3339(&site.local(&digest.updated)),
-                count: items.len(),
+                count: items.len() + trends.len(),
                 body_html: markdown_html(&snapshot.body),
                 items,
+                trends,
                 prev: d.checked_sub(1).map(link),
                 next: (d + 1 < a.digests.len()).then(|| link(d + 1)),
                 day: Link {
@@ -1289,6 +1338,19 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
 /// The sitemap's URLs (every HTML page but 404), in plan order; set by [`plan`].
 fn plan_urls<'s>(site: &'s Site) -> &'s [String] {
     site.sitemap_urls.get().map_or(&[], |v| v.as_slice())
+}
+
+/// 200000 → "200,000".
+fn thousands(v: u64) -> String {
+    let digits = v.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn day_count(site: &Site, day: usize) -> usize {

@@ -34,6 +34,7 @@ fn item(i: &It, published: &str) -> Item {
         keywords: i.keywords.iter().map(|s| s.to_string()).collect(),
         summary: format!("{}についての要約。二文目です。", i.title),
         text: String::new(),
+        trend: None,
     }
 }
 
@@ -285,6 +286,7 @@ fn nothing_executable_from_a_feed_reaches_public() {
         summary: "<img src=x onerror=alert('summary')> <a href=\"javascript:alert(1)\">x</a>"
             .into(),
         text: String::new(),
+        trend: None,
     };
     let data_link = Item {
         id: "y".into(),

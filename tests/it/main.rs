@@ -13,3 +13,4 @@ mod search_page;
 pub mod serve;
 mod support;
 mod support_selftest;
+mod trends;

@@ -31,6 +31,7 @@ fn to_item(g: Gold) -> Item {
         keywords: vec![],
         summary: String::new(),
         text: matome::text::html_to_text(&g.description),
+        trend: None,
     }
 }
 

@@ -22,6 +22,7 @@ fn item(id: &str, category: &str, site: &str, title: &str, text: &str, published
         keywords: vec![format!("kw-{id}")],
         summary: text.chars().take(60).collect(),
         text: text.into(),
+        trend: None,
     }
 }
 
