@@ -680,6 +680,7 @@
         for (const c of manifest.categories) ui.category.append(new Option(c, c));
       }
       ui.category.value = manifest.categories.includes(p.category) ? p.category : '';
+      document.title = pageTitle;
       if (!p.q.trim() && !p.category) { ui.status.textContent = ''; setState('idle'); return; }
       const search = new Search(index, manifest, { ...p, category: ui.category.value });
       if (!search.searchable) { say('msgShort'); setState('done'); return; }
