@@ -390,8 +390,11 @@ fn english_stemmer() -> impl FnMut(&str) -> String {
     }
 }
 
-/// The bytes of every file of a month's shard, by name (relative to the month's folder).
-fn month_files(docs: &[StaticDoc]) -> Result<(Vec<(String, Vec<u8>)>, usize)> {
+/// A file's name (relative to its month's folder) and bytes.
+type File = (String, Vec<u8>);
+
+/// Every file of a month's shard, and the number of buckets.
+fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
     // Postings: term → ascending item numbers.
     let mut postings: FxHashMap<String, Vec<u32>> = FxHashMap::default();
     let mut stem = english_stemmer();
@@ -807,7 +810,7 @@ mod tests {
                 "{f}"
             );
         }
-        write_manifest(a.path(), &[sa.clone()], &["IT"]).unwrap();
+        write_manifest(a.path(), std::slice::from_ref(&sa), &["IT"]).unwrap();
         let again = write_month(a.path(), "2021-07", &docs).unwrap();
         assert_eq!((again.written, again.removed), (0, 0), "nothing rewritten");
     }
