@@ -21,14 +21,20 @@
 //!
 //! Items are numbered from 0 in archive order (oldest first).
 //!
-//! - `bXXX.bin` (`XXX`: the bucket number, 3 hex digits): the postings of every term whose
-//!   [`bucket_of`] is that bucket, so a query fetches one small file per term. Layout, every
-//!   integer an unsigned LEB128 varint: a format byte (1); the number of terms; per term, sorted
-//!   by bytes, the length of the prefix it shares with the previous term, the length and bytes of
-//!   the rest (UTF-8), its document count, and `payload_len << 1 | kind`; then the payloads in
-//!   the same order. Kind 0: the item numbers as varint deltas (the first from 0). Kind 1: a
-//!   bitmap, the first item number then bytes whose bits (least significant first) mark items
-//!   from it on — whichever is shorter, so no term costs more than a month's items / 8 bytes.
+//! - `bXXX.bin` (`XXX`: the bucket number, 3 hex digits): the terms whose [`bucket_of`] is that
+//!   bucket, so a query fetches one small file per term. Layout, every integer an unsigned LEB128
+//!   varint: a format byte (1); the number of terms; per term, sorted by bytes, the length of the
+//!   prefix it shares with the previous term, the length and bytes of the rest (UTF-8), its
+//!   document count, and `payload_len << 2 | external << 1 | kind`; then the payloads of the
+//!   terms that are not external, in order. Kind 0: the item numbers as varint deltas (the first
+//!   from 0). Kind 1: a bitmap, the first item number then bytes whose bits (least significant
+//!   first) mark items from it on — whichever is shorter, so no list is longer than a month's
+//!   items / 8 bytes.
+//! - `bXXX-K.bin`: the payload of the bucket's K-th external term (from 0, in term order): a list
+//!   longer than [`EXTERNAL_BYTES`] gets a file of its own, so a bucket stays small and a query
+//!   fetches a long list only when it needs it. Knowing every term's document count from the
+//!   buckets, the page reads lists rarest first and, once few candidates are left, skips the long
+//!   lists of words it checks against the text anyway.
 //! - `cN.json`: items `N * chunk ..` (`chunk` = [`CHUNK_DOCS`]) as JSON arrays
 //!   `[title, summary, link or "", site, category, published (unix s), digest URL]`: what the page
 //!   shows and what it checks a candidate against.
@@ -56,7 +62,9 @@ pub const FORMAT: u32 = 1;
 /// fetches one chunk per result.
 pub const CHUNK_DOCS: usize = 16;
 /// The size a bucket file aims at; a month gets the power of two of buckets that gives it.
-pub const TARGET_BUCKET_BYTES: usize = 8 * 1024;
+pub const TARGET_BUCKET_BYTES: usize = 4 * 1024;
+/// A posting list longer than this goes to a file of its own (`bXXX-K.bin`).
+pub const EXTERNAL_BYTES: usize = 1024;
 const MIN_BUCKETS: usize = 16;
 const MAX_BUCKETS: usize = 4096;
 /// The file name of the manifest under the search folder.
@@ -273,10 +281,15 @@ pub fn decode_postings(kind: u8, payload: &[u8], df: usize) -> Option<Vec<u32>> 
 pub struct BucketTerm {
     pub term: String,
     pub docs: Vec<u32>,
+    /// K of the `bXXX-K.bin` file its list is in, when it is external.
+    pub external: Option<usize>,
 }
 
-/// Reads a bucket file.
-pub fn read_bucket(bytes: &[u8]) -> Result<Vec<BucketTerm>> {
+/// Reads a bucket file; `external(K)` gives the bytes of its `bXXX-K.bin`.
+pub fn read_bucket(
+    bytes: &[u8],
+    mut external: impl FnMut(usize) -> Result<Vec<u8>>,
+) -> Result<Vec<BucketTerm>> {
     let bad = || anyhow::anyhow!("not a search bucket file (format {FORMAT})");
     if bytes.first() != Some(&1) {
         return Err(bad());
@@ -294,16 +307,28 @@ pub fn read_bucket(bytes: &[u8]) -> Result<Vec<BucketTerm>> {
         term.extend_from_slice(rest);
         let df = get_varint(bytes, &mut pos).ok_or_else(bad)? as usize;
         let pl = get_varint(bytes, &mut pos).ok_or_else(bad)?;
-        heads.push((term.clone(), df, (pl & 1) as u8, (pl >> 1) as usize));
+        heads.push((term.clone(), df, pl));
         prev = term;
     }
     let mut out = Vec::with_capacity(heads.len());
-    for (term, df, kind, len) in heads {
-        let payload = bytes.get(pos..pos + len).ok_or_else(bad)?;
-        pos += len;
+    let mut k = 0;
+    for (term, df, pl) in heads {
+        let (kind, len) = ((pl & 1) as u8, (pl >> 2) as usize);
+        let (payload, ext) = if pl & 2 != 0 {
+            k += 1;
+            (external(k - 1)?, Some(k - 1))
+        } else {
+            let p = bytes.get(pos..pos + len).ok_or_else(bad)?.to_vec();
+            pos += len;
+            (p, None)
+        };
+        if payload.len() != len {
+            return Err(bad());
+        }
         out.push(BucketTerm {
             term: String::from_utf8(term).map_err(|_| bad())?,
-            docs: decode_postings(kind, payload, df).ok_or_else(bad)?,
+            docs: decode_postings(kind, &payload, df).ok_or_else(bad)?,
+            external: ext,
         });
     }
     Ok(out)
@@ -365,8 +390,11 @@ fn english_stemmer() -> impl FnMut(&str) -> String {
     }
 }
 
-/// The bytes of every file of a month's shard, by name (relative to the month's folder).
-fn month_files(docs: &[StaticDoc]) -> Result<(Vec<(String, Vec<u8>)>, usize)> {
+/// A file's name (relative to its month's folder) and bytes.
+type File = (String, Vec<u8>);
+
+/// Every file of a month's shard, and the number of buckets.
+fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
     // Postings: term → ascending item numbers.
     let mut postings: FxHashMap<String, Vec<u32>> = FxHashMap::default();
     let mut stem = english_stemmer();
@@ -386,8 +414,19 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<(String, Vec<u8>)>, usize)> {
         })
         .collect();
     encoded.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let total: usize = encoded.iter().map(|e| e.3.len() + e.0.len() + 4).sum();
-    let buckets = total
+    let inline: usize = encoded
+        .iter()
+        .map(|e| {
+            e.0.len()
+                + 4
+                + if e.3.len() > EXTERNAL_BYTES {
+                    0
+                } else {
+                    e.3.len()
+                }
+        })
+        .sum();
+    let buckets = inline
         .div_ceil(TARGET_BUCKET_BYTES)
         .next_power_of_two()
         .clamp(MIN_BUCKETS, MAX_BUCKETS);
@@ -400,6 +439,7 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<(String, Vec<u8>)>, usize)> {
         let mut out = vec![1u8];
         put_varint(&mut out, members.len() as u64);
         let mut prev: &[u8] = &[];
+        let mut external = 0;
         for &i in members {
             let (term, df, kind, payload) = &encoded[i];
             let t = term.as_bytes();
@@ -408,11 +448,21 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<(String, Vec<u8>)>, usize)> {
             put_varint(&mut out, (t.len() - shared) as u64);
             out.extend_from_slice(&t[shared..]);
             put_varint(&mut out, *df as u64);
-            put_varint(&mut out, ((payload.len() as u64) << 1) | u64::from(*kind));
+            let ext = payload.len() > EXTERNAL_BYTES;
+            put_varint(
+                &mut out,
+                ((payload.len() as u64) << 2) | (u64::from(ext) << 1) | u64::from(*kind),
+            );
+            if ext {
+                files.push((format!("b{b:03x}-{external}.bin"), payload.clone()));
+                external += 1;
+            }
             prev = t;
         }
         for &i in members {
-            out.extend_from_slice(&encoded[i].3);
+            if encoded[i].3.len() <= EXTERNAL_BYTES {
+                out.extend_from_slice(&encoded[i].3);
+            }
         }
         files.push((format!("b{b:03x}.bin"), out));
     }
@@ -452,7 +502,10 @@ fn is_shard_file(name: &str) -> bool {
     };
     name.strip_prefix('b')
         .and_then(|s| s.strip_suffix(".bin"))
-        .is_some_and(|s| stem_ok(s, true))
+        .is_some_and(|s| match s.split_once('-') {
+            Some((b, k)) => stem_ok(b, true) && stem_ok(k, false),
+            None => stem_ok(s, true),
+        })
         || name
             .strip_prefix('c')
             .and_then(|s| s.strip_suffix(".json"))
@@ -701,8 +754,13 @@ mod tests {
         let shard = write_month(dir.path(), "2021-07", &docs).unwrap();
         let mut index: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         for b in 0..shard.buckets {
-            let bytes = std::fs::read(dir.path().join(format!("2021-07/b{b:03x}.bin"))).unwrap();
-            for t in read_bucket(&bytes).unwrap() {
+            let path = |k: Option<usize>| {
+                let k = k.map_or(String::new(), |k| format!("-{k}"));
+                dir.path().join(format!("2021-07/b{b:03x}{k}.bin"))
+            };
+            let bytes = std::fs::read(path(None)).unwrap();
+            let terms = read_bucket(&bytes, |k| Ok(std::fs::read(path(Some(k)))?)).unwrap();
+            for t in terms {
                 assert_eq!(bucket_of(&t.term, shard.buckets), b);
                 index.insert(t.term, t.docs);
             }
@@ -752,7 +810,7 @@ mod tests {
                 "{f}"
             );
         }
-        write_manifest(a.path(), &[sa.clone()], &["IT"]).unwrap();
+        write_manifest(a.path(), std::slice::from_ref(&sa), &["IT"]).unwrap();
         let again = write_month(a.path(), "2021-07", &docs).unwrap();
         assert_eq!((again.written, again.removed), (0, 0), "nothing rewritten");
     }
@@ -827,6 +885,36 @@ mod tests {
         let gone = write_month(dir.path(), "2021-07", &[]).unwrap();
         assert_eq!((gone.docs, gone.files.len()), (0, 0));
         assert!(dir.path().join("2021-07/keep.txt").exists());
+    }
+
+    #[test]
+    fn long_lists_get_files_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let texts: Vec<String> = (0..10_000).map(|i| format!("共通 word{i}")).collect();
+        let docs: Vec<StaticDoc> = texts
+            .iter()
+            .map(|t| doc(t, "", "2021/07/02/0100/"))
+            .collect();
+        let shard = write_month(dir.path(), "2021-07", &docs).unwrap();
+        let b = bucket_of("共通", shard.buckets);
+        let path = |k: Option<usize>| {
+            let k = k.map_or(String::new(), |k| format!("-{k}"));
+            dir.path().join(format!("2021-07/b{b:03x}{k}.bin"))
+        };
+        let bucket = std::fs::read(path(None)).unwrap();
+        let terms = read_bucket(&bucket, |k| Ok(std::fs::read(path(Some(k)))?)).unwrap();
+        let t = terms.iter().find(|t| t.term == "共通").unwrap();
+        let k = t.external.expect("an external list");
+        assert_eq!(t.docs, (0..10_000).collect::<Vec<u32>>());
+        let list = std::fs::read(path(Some(k))).unwrap();
+        assert_eq!(list.len(), 1 + 10_000 / 8, "a bitmap, in its own file");
+        assert!(
+            shard
+                .files
+                .iter()
+                .any(|f| f == &format!("2021-07/b{b:03x}-{k}.bin"))
+        );
+        assert!(is_shard_file("b01f-12.bin") && !is_shard_file("b01f-.bin"));
     }
 
     #[test]

@@ -306,7 +306,8 @@
     }
   }
 
-  // A bucket file: term (string) → {df, kind, start, end} over the payload bytes.
+  // A bucket file: term (string) → {df, kind, len, ext, start}: `ext` is K of the term's own file
+  // (bXXX-K.bin) or -1 when its list is in the bucket, from `start`.
   function parseBucket(buf) {
     const bytes = new Uint8Array(buf);
     if (bytes[0] !== 1) throw new Error('unknown search bucket format');
@@ -324,27 +325,29 @@
       pos.i += len;
       const df = readVarint(bytes, pos);
       const pl = readVarint(bytes, pos);
-      heads.push([dec.decode(term), df, pl % 2, Math.floor(pl / 2)]);
+      heads.push({ term: dec.decode(term), df, kind: pl % 2, external: Math.floor(pl / 2) % 2 === 1, len: Math.floor(pl / 4) });
       prev = term;
     }
     const terms = new Map();
     let off = pos.i;
-    for (const [term, df, kind, len] of heads) {
-      terms.set(term, { df, kind, start: off, end: off + len });
-      off += len;
+    let ext = 0;
+    for (const h of heads) {
+      if (h.external) terms.set(h.term, { df: h.df, kind: h.kind, len: h.len, ext: ext++, start: -1 });
+      else {
+        terms.set(h.term, { df: h.df, kind: h.kind, len: h.len, ext: -1, start: off });
+        off += h.len;
+      }
     }
     return { bytes, terms };
   }
 
-  function postings(bucket, term) {
-    const p = bucket.terms.get(term);
-    if (!p) return new Uint32Array(0);
-    const out = new Uint32Array(p.df);
-    const bytes = bucket.bytes.subarray(p.start, p.end);
+  // A posting list's item numbers, ascending.
+  function decodeList(info, bytes) {
+    const out = new Uint32Array(info.df);
     const pos = { i: 0 };
-    if (p.kind === 0) {
+    if (info.kind === 0) {
       let d = 0;
-      for (let k = 0; k < p.df; k++) {
+      for (let k = 0; k < info.df; k++) {
         d = k === 0 ? readVarint(bytes, pos) : d + readVarint(bytes, pos);
         out[k] = d;
       }
@@ -372,6 +375,10 @@
     return out;
   }
 
+  // Results per page ("load more" shows as many again).
+  const PAGE = 20;
+  const hex = (b) => b.toString(16).padStart(3, '0');
+
   class Index {
     constructor(base) {
       this.base = base;
@@ -381,7 +388,9 @@
       if (!this.files.has(url)) {
         const p = fetch(url, kind === 'manifest' ? { cache: 'no-cache' } : {}).then((r) => {
           if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-          return kind === 'bin' ? r.arrayBuffer().then(parseBucket) : r.json();
+          if (kind === 'bin') return r.arrayBuffer().then(parseBucket);
+          if (kind === 'raw') return r.arrayBuffer().then((b) => new Uint8Array(b));
+          return r.json();
         });
         p.catch(() => this.files.delete(url));
         this.files.set(url, p);
@@ -395,7 +404,15 @@
       });
     }
     bucket(m, b) {
-      return this.get(`${this.base}${m.month}/b${b.toString(16).padStart(3, '0')}.bin?v=${m.v}`, 'bin');
+      return this.get(`${this.base}${m.month}/b${hex(b)}.bin?v=${m.v}`, 'bin');
+    }
+    // The posting list of `term`, whose bucket is `bucket`.
+    async list(m, term, bucket) {
+      const info = bucket.terms.get(term);
+      if (!info) return new Uint32Array(0);
+      if (info.ext < 0) return decodeList(info, bucket.bytes.subarray(info.start, info.start + info.len));
+      const b = bucketOf(term, m.buckets);
+      return decodeList(info, await this.get(`${this.base}${m.month}/b${hex(b)}-${info.ext}.bin?v=${m.v}`, 'raw'));
     }
     chunk(m, k) {
       return this.get(`${this.base}${m.month}/c${k}.json?v=${m.v}`, 'json');
@@ -416,6 +433,9 @@
       this.pos = [...new Set(this.units.filter((u) => !u.neg).flatMap((u) => u.terms))];
       if (category) this.pos.push('\u0001' + category);
       this.negWords = this.units.filter((u) => u.neg && u.mode === 'word');
+      // Terms only of words checked against the text anyway: their long lists can be skipped.
+      const inUnits = (mode, t) => this.units.some((u) => !u.neg && u.mode === mode && u.terms.includes(t));
+      this.checked = new Set(this.pos.filter((t) => inUnits('sub', t) && !inUnits('word', t)));
       this.from = from || '';
       this.to = to || '';
       this.months = manifest.months.filter(
@@ -430,7 +450,9 @@
     get searchable() {
       return this.pos.length > 0;
     }
-    // Item numbers of month m that have every positive term, in its date range, newest first.
+    // Item numbers of month m that may match, newest first: the lists of the positive terms are
+    // read rarest first (those in their buckets before those in files of their own); once a page
+    // or fewer of candidates is left, the long lists of substring-checked words are skipped.
     async candidates(m) {
       const [lo, hi] = this.range(m);
       if (lo >= hi) return [];
@@ -439,12 +461,20 @@
       await Promise.all(
         [...new Set(need.map((t) => bucketOf(t, m.buckets)))].map(async (b) => buckets.set(b, await this.index.bucket(m, b))),
       );
-      const list = (t) => postings(buckets.get(bucketOf(t, m.buckets)), t);
-      const lists = this.pos.map(list).sort((a, b) => a.length - b.length);
-      let docs = Array.from(lists[0]).filter((d) => d >= lo && d < hi);
-      for (const l of lists.slice(1)) docs = intersect(docs, l);
+      const bucket = (t) => buckets.get(bucketOf(t, m.buckets));
+      const terms = this.pos.map((t) => ({ t, info: bucket(t).terms.get(t) }));
+      if (terms.some((x) => !x.info)) return [];
+      terms.sort((a, b) => (a.info.ext >= 0) - (b.info.ext >= 0) || a.info.df - b.info.df);
+      let docs = null;
+      for (const { t, info } of terms) {
+        if (docs && docs.length <= PAGE && info.ext >= 0 && this.checked.has(t)) continue;
+        const list = await this.index.list(m, t, bucket(t));
+        docs = docs ? intersect(docs, list) : Array.from(list).filter((d) => d >= lo && d < hi);
+        if (!docs.length) return [];
+      }
       for (const u of this.negWords) {
-        const out = new Set(u.terms.map(list).reduce((a, b) => intersect(a, b)));
+        const lists = await Promise.all(u.terms.map((t) => this.index.list(m, t, bucket(t))));
+        const out = new Set(lists.reduce((a, b) => intersect(a, b)));
         docs = docs.filter((d) => !out.has(d));
       }
       return docs.reverse();
@@ -637,12 +667,12 @@
     // `matome serve` announces its search API; on GitHub Pages there is none.
     const apiMeta = document.querySelector('meta[name="matome-api"]');
     const api = apiMeta ? apiMeta.content : null;
+    const pageTitle = document.title;
     const say = (key, n) => { ui.status.textContent = (ui.t[key] || '').replace('{n}', n); };
     const setState = (s) => { ui.list.dataset.state = s; };
     let manifest = null;
     let current = null;
     let shown = 0;
-    const PAGE = 20;
 
     const params = () => {
       const p = new URLSearchParams(location.search);
@@ -691,12 +721,13 @@
         for (const c of manifest.categories) ui.category.append(new Option(c, c));
       }
       ui.category.value = manifest.categories.includes(p.category) ? p.category : '';
+      document.title = pageTitle;
       if (!p.q.trim() && !p.category) { ui.status.textContent = ''; setState('idle'); return; }
       const opts = { ...p, category: ui.category.value };
       const search = api ? new ApiSearch(api, opts) : new Search(index, manifest, opts);
       if (!search.searchable) { say('msgShort'); setState('done'); return; }
       current = search;
-      document.title = `${p.q} | ${document.title.split(' | ').pop()}`;
+      document.title = `${p.q || ui.category.value} | ${pageTitle}`;
       await page(search);
     }
 
