@@ -5,3 +5,4 @@
 //! pages and linking them is the renderer's job.
 
 pub mod burst;
+pub mod cloud;
