@@ -2,8 +2,8 @@
 //!
 //! The pipeline (see ARCHITECTURE.md): [`config`] reads matome.toml; [`fetch`] turns feeds into
 //! dated snapshot files that [`content`] owns; [`analyze`] and [`text`] prepare item text;
-//! [`import`] adds feeds from OPML or CSV; [`render`] builds the site from the archive; [`cli`] is
-//! the command line over all of it.
+//! [`import`] adds feeds from OPML or CSV; [`trends`] scores rising words and lays out word clouds;
+//! [`render`] builds the site from the archive; [`cli`] is the command line over all of it.
 
 pub mod analyze;
 pub mod check;
@@ -18,6 +18,7 @@ pub mod render;
 pub mod search;
 pub mod serve;
 pub mod text;
+pub mod trends;
 
 #[cfg(test)]
 mod test_rng;
