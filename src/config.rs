@@ -33,7 +33,38 @@ pub struct Config {
     pub fetch: FetchSettings,
     pub analyze: crate::analyze::AnalyzeSettings,
     pub build: BuildSettings,
+    pub trends: TrendSettings,
     pub feeds: Vec<FeedConfig>,
+}
+
+/// `[trends]`: rising words (急上昇ワード) and the daily word clouds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrendSettings {
+    /// Baseline of an hour's rising words: this many digests before it.
+    pub hour_window: usize,
+    /// Baseline of a day's rising words: this many days before it.
+    pub day_window: usize,
+    /// A word rises only if it occurs at least this often in the hour or day.
+    pub min_count: u32,
+    /// ... and its burst score (a z-score, see `trends::burst`) is at least this.
+    pub min_score: f64,
+    /// Rising words listed at most.
+    pub top: usize,
+    /// Words in each of a day's two word clouds (Japanese, English) at most.
+    pub cloud_words: usize,
+}
+
+impl Default for TrendSettings {
+    fn default() -> Self {
+        TrendSettings {
+            hour_window: 48,
+            day_window: 7,
+            min_count: 3,
+            min_score: 2.5,
+            top: 20,
+            cloud_words: 50,
+        }
+    }
 }
 
 /// `[build]`: the size of the site's lists.
@@ -143,6 +174,8 @@ struct RawConfig {
     #[serde(default)]
     build: RawBuild,
     #[serde(default)]
+    trends: RawTrends,
+    #[serde(default)]
     feeds: Vec<RawFeed>,
 }
 
@@ -169,6 +202,17 @@ struct RawAnalyze {
     keywords: Option<usize>,
     summary_chars: Option<usize>,
     summary_sentences: Option<usize>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawTrends {
+    hour_window: Option<Spanned<usize>>,
+    day_window: Option<Spanned<usize>>,
+    min_count: Option<u32>,
+    min_score: Option<Spanned<f64>>,
+    top: Option<usize>,
+    cloud_words: Option<usize>,
 }
 
 #[derive(Deserialize, Default)]
@@ -279,6 +323,22 @@ impl Config {
             )?,
         };
 
+        let d = TrendSettings::default();
+        let trends = TrendSettings {
+            hour_window: positive(raw.trends.hour_window, "hour_window", d.hour_window)
+                .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("build.", "trends.")))?,
+            day_window: positive(raw.trends.day_window, "day_window", d.day_window)
+                .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("build.", "trends.")))?,
+            min_count: raw.trends.min_count.unwrap_or(d.min_count),
+            min_score: match raw.trends.min_score {
+                None => d.min_score,
+                Some(v) if v.get_ref().is_finite() => *v.get_ref(),
+                Some(v) => bail!("{}: trends.min_score must be a number", at(v.span())),
+            },
+            top: raw.trends.top.unwrap_or(d.top),
+            cloud_words: raw.trends.cloud_words.unwrap_or(d.cloud_words),
+        };
+
         let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.feeds.len());
         let mut seen = std::collections::HashMap::new();
         for f in raw.feeds {
@@ -328,6 +388,7 @@ impl Config {
             fetch,
             analyze,
             build,
+            trends,
             feeds,
         })
     }

@@ -10,6 +10,7 @@
 
 pub mod chart;
 pub mod pages;
+mod rising;
 pub mod safety;
 pub mod strings;
 pub mod theme;

@@ -81,6 +81,8 @@ pub enum Kind {
     Health,
     /// The search page (it reads the static index under `search/`).
     Search,
+    /// Rising words of the latest hour and day, and the day's trend words.
+    Trends,
     Atom(Option<u32>),
     SitemapIndex,
     Sitemap(usize),
@@ -209,6 +211,8 @@ pub struct Site<'a> {
     has_page: Vec<bool>,
     feed_snapshots: Mutex<FxHashMap<usize, Arc<Snapshot>>>,
     sitemap_urls: OnceLock<Vec<String>>,
+    hour_counts: OnceLock<super::rising::Counts>,
+    day_counts: OnceLock<super::rising::Counts>,
 }
 
 impl<'a> Site<'a> {
@@ -307,6 +311,8 @@ impl<'a> Site<'a> {
                 .collect(),
             feed_snapshots: Mutex::new(FxHashMap::default()),
             sitemap_urls: OnceLock::new(),
+            hour_counts: OnceLock::new(),
+            day_counts: OnceLock::new(),
         };
         site.digest_urls = (0..archive.digests.len())
             .map(|d| site.make_digest_url(d))
@@ -383,6 +389,15 @@ impl<'a> Site<'a> {
         } else {
             format!("page/{page}/")
         }
+    }
+
+    /// Each day's digests, oldest day first.
+    pub(super) fn day_digests(&self) -> impl Iterator<Item = &Vec<usize>> {
+        self.days.iter().map(|d| &d.digests)
+    }
+
+    pub(super) fn term_link_pub(&self, tax: Tax, id: u32) -> Link {
+        self.term_link(tax, id)
     }
 
     /// A link to a term's page; a keyword without a page gets an empty URL (shown unlinked).
@@ -505,6 +520,10 @@ pub fn plan(site: &Site) -> Vec<Page> {
                 fp.str(&site.digest_headings[n]);
             }
         }
+        // Its rising words: the hours of the baseline before it.
+        for w in d.saturating_sub(site.config.trends.hour_window)..d {
+            digest_fp(&mut fp, w);
+        }
         pages.push(Page {
             path: html_path(&site.digest_url(d)),
             kind: Kind::Digest(d),
@@ -525,6 +544,12 @@ pub fn plan(site: &Site) -> Vec<Page> {
         ];
         for n in neighbours.into_iter().flatten() {
             fp.str(&site.day_url(n));
+        }
+        // Its rising words: the days of the baseline before it.
+        for w in i.saturating_sub(site.config.trends.day_window)..i {
+            for &d in &site.days[w].digests {
+                digest_fp(&mut fp, d);
+            }
         }
         pages.push(Page {
             path: html_path(&site.day_url(i)),
@@ -659,6 +684,29 @@ pub fn plan(site: &Site) -> Vec<Page> {
         path: "health/index.html".into(),
         kind: Kind::Health,
         fp: Fp::new("health").u64(site.health_hash).0,
+    });
+    // The trends page: the latest day and hour with their baselines.
+    let mut trends_fp = Fp::new("trends");
+    let first_day = site
+        .days
+        .len()
+        .saturating_sub(site.config.trends.day_window + 1);
+    for day in &site.days[first_day..] {
+        for &d in &day.digests {
+            digest_fp(&mut trends_fp, d);
+        }
+    }
+    let first_hour = a
+        .digests
+        .len()
+        .saturating_sub(site.config.trends.hour_window + 1);
+    for d in first_hour..a.digests.len() {
+        digest_fp(&mut trends_fp, d);
+    }
+    pages.push(Page {
+        path: "trends/index.html".into(),
+        kind: Kind::Trends,
+        fp: trends_fp.0,
     });
     for (path, kind) in [
         ("search/index.html", Kind::Search),
@@ -963,6 +1011,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 body_html: String,
                 items: Vec<ItemView>,
                 trends: Vec<TrendRow>,
+                rising: Vec<super::rising::RisingView>,
                 prev: Option<Link>,
                 next: Option<Link>,
                 day: Link,
@@ -976,6 +1025,12 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 body_html: markdown_html(&snapshot.body),
                 items,
                 trends,
+                rising: super::rising::rising_at(
+                    site,
+                    super::rising::hours(site, &site.hour_counts),
+                    d,
+                    site.config.trends.hour_window,
+                ),
                 prev: d.checked_sub(1).map(link),
                 next: (d + 1 < a.digests.len()).then(|| link(d + 1)),
                 day: Link {
@@ -1004,7 +1059,12 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 prev: Option<Link>,
                 next: Option<Link>,
                 month: Link,
+                rising: Vec<super::rising::RisingView>,
+                cloud_ja: String,
+                cloud_en: String,
             }
+            let day_counts = super::rising::days(site, &site.day_counts);
+            let (cloud_ja, cloud_en) = super::rising::clouds(site, day_counts, i);
             let digests: Vec<DigestCard> = day
                 .digests
                 .iter()
@@ -1021,6 +1081,14 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                     name: site.months[month].first.format(s.month_format).to_string(),
                     url: site.month_url(month),
                 },
+                rising: super::rising::rising_at(
+                    site,
+                    day_counts,
+                    i,
+                    site.config.trends.day_window,
+                ),
+                cloud_ja,
+                cloud_en,
             };
             html(
                 "day.html",
@@ -1323,6 +1391,90 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 &site.layout(String::new(), String::new(), "robots", ()),
             )?
             .into_bytes()),
+        Kind::Trends => {
+            #[derive(Serialize)]
+            struct TrendWord {
+                word: String,
+                url: String,
+                volume: Option<u64>,
+            }
+            #[derive(Serialize)]
+            struct V {
+                day: Option<Link>,
+                hour: Option<Link>,
+                rising_day: Vec<super::rising::RisingView>,
+                rising_hour: Vec<super::rising::RisingView>,
+                trend_words: Vec<TrendWord>,
+            }
+            let last_day = site.days.len().checked_sub(1);
+            let last_hour = a.digests.len().checked_sub(1);
+            let mut trend_words: Vec<TrendWord> = Vec::new();
+            if let Some(day) = last_day {
+                for &d in &site.days[day].digests {
+                    for item in a.snapshot(d)?.items {
+                        let Some(t) = &item.trend else { continue };
+                        if trend_words.iter().any(|w| w.word == item.title) {
+                            continue;
+                        }
+                        // A word the archive has as a keyword links to its page; any other
+                        // to the search for it.
+                        let url = a
+                            .keywords
+                            .get(&item.title)
+                            .map(|k| site.keyword_link(k).url)
+                            .filter(|u| !u.is_empty())
+                            .unwrap_or_else(|| {
+                                format!(
+                                    "search/?q={}",
+                                    url::form_urlencoded::byte_serialize(item.title.as_bytes())
+                                        .collect::<String>()
+                                )
+                            });
+                        trend_words.push(TrendWord {
+                            word: item.title.clone(),
+                            url,
+                            volume: t.volume,
+                        });
+                    }
+                }
+            }
+            trend_words.sort_by(|x, y| y.volume.cmp(&x.volume).then_with(|| x.word.cmp(&y.word)));
+            let v = V {
+                day: last_day.map(|i| Link {
+                    name: site.days[i].date.format(s.day_format).to_string(),
+                    url: site.day_url(i),
+                }),
+                hour: last_hour.map(|d| Link {
+                    name: site.digest_heading(d),
+                    url: site.digest_url(d),
+                }),
+                rising_day: last_day
+                    .map(|i| {
+                        super::rising::rising_at(
+                            site,
+                            super::rising::days(site, &site.day_counts),
+                            i,
+                            site.config.trends.day_window,
+                        )
+                    })
+                    .unwrap_or_default(),
+                rising_hour: last_hour
+                    .map(|d| {
+                        super::rising::rising_at(
+                            site,
+                            super::rising::hours(site, &site.hour_counts),
+                            d,
+                            site.config.trends.hour_window,
+                        )
+                    })
+                    .unwrap_or_default(),
+                trend_words,
+            };
+            html(
+                "trends.html",
+                &site.layout(s.rising.into(), "trends/".into(), "trends", v),
+            )
+        }
         Kind::Search => html(
             "search.html",
             &site.layout(s.search.into(), "search/".into(), "search", ()),

@@ -36,6 +36,7 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = embedded!(
     "health.html",
     "404.html",
     "search.html",
+    "trends.html",
     "atom.xml",
     "sitemap.xml",
     "sitemap_index.xml",

@@ -535,8 +535,9 @@ fn one_new_snapshot_rewrites_only_the_pages_it_changes() {
         "2021/07/index.html",
         "2021/index.html",
         "archives/index.html",
-        // Home, the feeds and the sitemap.
+        // Home, the trends page (the latest hour and day), the feeds and the sitemap.
         "index.html",
+        "trends/index.html",
         "atom.xml",
         "categories/IT/atom.xml",
         "sitemap-1.xml",

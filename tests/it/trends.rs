@@ -137,3 +137,124 @@ fn an_unknown_feed_kind_is_a_config_error() {
     );
     assert!(out.stderr.contains("matome.toml:"), "{}", out.stderr);
 }
+
+/// Rising words on a synthetic week: a word that spikes today rises; a steady word, even a
+/// frequent one, does not. Shown on the trends page, the day page and the hour's digest, each
+/// linked to its keyword page; the day's word clouds are valid SVG whose links resolve.
+#[test]
+fn rising_words_and_word_clouds_on_the_pages() {
+    use chrono::{DateTime, Duration};
+    use matome::content::{Item, Snapshot, snapshot_rel_path};
+    let site = Site::new();
+    site.write_config(&[]);
+    let start = DateTime::parse_from_rfc3339("2021-07-12T09:00:00+09:00").unwrap();
+    for day in 0..8 {
+        let hour = start + Duration::days(day);
+        let mut items = Vec::new();
+        for n in 0..6 {
+            let mut keywords = vec!["定番".to_string()];
+            // 急騰語: never before the last day, then in every item of it.
+            if day == 7 {
+                keywords.push("急騰語".into());
+            }
+            if n % 2 == 0 {
+                keywords.push("Kubernetes".into());
+            }
+            items.push(Item {
+                id: format!("{day}-{n}"),
+                feed: "https://e.example/feed".into(),
+                category: "IT".into(),
+                site: "サイト".into(),
+                title: format!("記事 {day}-{n}"),
+                link: format!("https://e.example/{day}/{n}"),
+                published: hour,
+                keywords,
+                summary: String::new(),
+                text: String::new(),
+                trend: None,
+            });
+        }
+        Snapshot {
+            hour,
+            updated: hour,
+            items,
+            body: String::new(),
+        }
+        .write(&site.path(snapshot_rel_path(&hour)))
+        .unwrap();
+    }
+    site.matome(&["build"]).assert_success();
+    let rising_words = |html: &str| -> Vec<String> {
+        let Some(at) = html.find("<table class=\"rising-table\">") else {
+            return Vec::new();
+        };
+        let table = &html[at..at + html[at..].find("</table>").unwrap()];
+        table
+            .match_indices("<th scope=\"row\">")
+            .map(|(i, m)| {
+                let rest = &table[i + m.len()..];
+                let cell = &rest[..rest.find("</th>").unwrap()];
+                crate::support::web::decode_entities(
+                    cell.rsplit_once("\">")
+                        .map_or(cell, |(_, t)| t)
+                        .trim_end_matches("</a>"),
+                )
+            })
+            .collect()
+    };
+    let trends = site.read("public/trends/index.html");
+    assert_eq!(rising_words(&trends), ["急騰語"], "{trends}");
+    for w in ["定番", "Kubernetes"] {
+        assert!(
+            !rising_words(&trends).contains(&w.to_string()),
+            "{w} is steady"
+        );
+    }
+    assert!(trends.contains("href=\"/test/keywords/急騰語/\""));
+    assert!(trends.contains("class=\"spark\""), "a sparkline per word");
+    let last_day = site.read("public/2021/07/19/index.html");
+    assert!(rising_words(&last_day).contains(&"急騰語".to_string()));
+    let earlier_day = site.read("public/2021/07/18/index.html");
+    assert!(
+        rising_words(&earlier_day).is_empty(),
+        "nothing rose on a steady day"
+    );
+    let digest = site.read("public/2021/07/19/0900/index.html");
+    assert!(
+        rising_words(&digest).contains(&"急騰語".to_string()),
+        "the hour's rising words"
+    );
+
+    // Two clouds on the day page (Japanese, English): valid SVG, words linked.
+    let svgs: Vec<&str> = last_day
+        .match_indices("<svg class=\"cloud\"")
+        .map(|(i, _)| &last_day[i..i + last_day[i..].find("</svg>").unwrap() + 6])
+        .collect();
+    assert_eq!(svgs.len(), 2, "{last_day}");
+    for svg in &svgs {
+        roxmltree::Document::parse(svg).expect("the cloud is well-formed XML");
+    }
+    assert!(svgs[0].contains("急騰語") && svgs[0].contains("href=\"/test/keywords/急騰語/\""));
+    assert!(svgs[1].contains("Kubernetes") && !svgs[1].contains("定番"));
+    // Every link of the built site (the clouds' included) resolves.
+    site.matome(&["check"]).assert_success();
+}
+
+#[test]
+fn trend_settings_are_read_and_checked() {
+    let mut site = Site::new();
+    site.config.append = "[trends]\nday_window = 0\n".into();
+    site.write_config(&[]);
+    let out = site.matome(&["build"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("trends.day_window must be at least 1"),
+        "{}",
+        out.stderr
+    );
+    site.config.append = "[trends]\nwindow = 3\n".into();
+    site.write_config(&[]);
+    let out = site.matome(&["build"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("window"), "{}", out.stderr);
+}

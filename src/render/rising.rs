@@ -1,0 +1,175 @@
+//! What the pages show of trends: an hour's and a day's rising words (急上昇ワード, scored by
+//! [`crate::trends::burst`]), the day's word clouds ([`crate::trends::cloud`]), and the trends
+//! page. Counting is per digest (an hour) and per day in the site's zone; the baseline of a
+//! period is the periods before it, so a page's rising words never change once later hours
+//! arrive (their fingerprints cover exactly that window: see [`super::pages::plan`]).
+
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use super::pages::{Link, Site, Tax};
+use crate::trends::burst::{BurstSettings, rising, sparkline_svg};
+use crate::trends::cloud::{CloudOptions, CloudWord, word_cloud_svg};
+
+/// Keyword counts per period: (keyword, count) sorted by keyword, and the period's total.
+pub(super) struct Counts {
+    pub per: Vec<Vec<(u32, u32)>>,
+    pub totals: Vec<u32>,
+}
+
+impl Counts {
+    fn count(&self, p: usize, k: u32) -> u32 {
+        self.per[p]
+            .binary_search_by_key(&k, |&(kk, _)| kk)
+            .map_or(0, |i| self.per[p][i].1)
+    }
+}
+
+fn counts_of(groups: impl Iterator<Item = Vec<u32>>) -> Counts {
+    let mut per = Vec::new();
+    let mut totals = Vec::new();
+    for keywords in groups {
+        let mut m: FxHashMap<u32, u32> = FxHashMap::default();
+        for k in &keywords {
+            *m.entry(*k).or_default() += 1;
+        }
+        let mut v: Vec<(u32, u32)> = m.into_iter().collect();
+        v.sort_unstable();
+        totals.push(keywords.len() as u32);
+        per.push(v);
+    }
+    Counts { per, totals }
+}
+
+/// Per digest (hour).
+pub(super) fn hours<'a>(site: &'a Site, cell: &'a OnceLock<Counts>) -> &'a Counts {
+    cell.get_or_init(|| {
+        let a = site.archive;
+        counts_of((0..a.digests.len()).map(|d| {
+            a.digest_items(d)
+                .iter()
+                .flat_map(|e| e.keywords.iter().copied())
+                .collect()
+        }))
+    })
+}
+
+/// Per day.
+pub(super) fn days<'a>(site: &'a Site, cell: &'a OnceLock<Counts>) -> &'a Counts {
+    cell.get_or_init(|| {
+        let a = site.archive;
+        counts_of(site.day_digests().map(|ds| {
+            ds.iter()
+                .flat_map(|&d| {
+                    a.digest_items(d)
+                        .iter()
+                        .flat_map(|e| e.keywords.iter().copied())
+                })
+                .collect()
+        }))
+    })
+}
+
+/// One rising word as pages show it.
+#[derive(Debug, Serialize)]
+pub struct RisingView {
+    pub word: Link,
+    /// The burst score, one decimal.
+    pub score: f64,
+    pub count: u32,
+    /// The word's counts over the window, as a small inline SVG.
+    pub sparkline: String,
+}
+
+/// The rising words of period `p` (baseline: the `window` periods before it).
+pub(super) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec<RisingView> {
+    let t = &site.config.trends;
+    let s = BurstSettings {
+        window,
+        min_count: t.min_count,
+        min_score: t.min_score,
+        top: t.top,
+    };
+    let from = p.saturating_sub(window);
+    let series: Vec<(u32, Vec<u32>)> = c.per[p]
+        .iter()
+        .filter(|&&(_, n)| n >= t.min_count)
+        .map(|&(k, _)| (k, (from..=p).map(|q| c.count(q, k)).collect()))
+        .collect();
+    let totals = &c.totals[from..=p];
+    rising(series.iter().map(|(k, v)| (*k, v.as_slice())), totals, &s)
+        .into_iter()
+        .map(|(k, score)| {
+            let values = &series.iter().find(|(kk, _)| *kk == k).expect("scored").1;
+            let word = site.keyword_link(k);
+            RisingView {
+                sparkline: sparkline_svg(values, &word.name),
+                word,
+                score: (score * 10.0).round() / 10.0,
+                count: *values.last().unwrap_or(&0),
+            }
+        })
+        .collect()
+}
+
+fn is_japanese(word: &str) -> bool {
+    word.chars().any(|c| {
+        matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
+    })
+}
+
+/// A day's two word clouds (Japanese words, other words) as inline SVG; empty when the day has
+/// no such words.
+pub(super) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
+    let names = &site.archive.keywords.names;
+    let mut words: Vec<(u32, u32)> = c.per[day].clone();
+    words.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then(names[a.0 as usize].cmp(&names[b.0 as usize]))
+    });
+    let hrefs: Vec<(u32, u32, Option<String>)> = words
+        .into_iter()
+        .map(|(k, n)| {
+            let link = site.keyword_link(k);
+            let href = (!link.url.is_empty()).then(|| format!("{}{}", site.base_path, link.url));
+            (k, n, href)
+        })
+        .collect();
+    let max = site.config.trends.cloud_words;
+    let make = |ja: bool, label: &str| -> String {
+        let list: Vec<CloudWord> = hrefs
+            .iter()
+            .filter(|(k, _, _)| is_japanese(&names[*k as usize]) == ja)
+            .take(max)
+            .map(|(k, n, href)| CloudWord {
+                text: &names[*k as usize],
+                weight: f64::from(*n),
+                href: href.as_deref(),
+            })
+            .collect();
+        if list.is_empty() {
+            return String::new();
+        }
+        word_cloud_svg(
+            &list,
+            &CloudOptions {
+                max_words: max,
+                label: label.to_string(),
+                ..CloudOptions::default()
+            },
+        )
+    };
+    (
+        make(true, site.strings.cloud_ja),
+        make(false, site.strings.cloud_en),
+    )
+}
+
+impl Site<'_> {
+    /// A keyword's link (an empty URL when it has no page).
+    pub(super) fn keyword_link(&self, k: u32) -> Link {
+        self.term_link_pub(Tax::Keyword, k)
+    }
+}
