@@ -79,6 +79,18 @@ struct BuildState {
     search_months: SearchMonths,
 }
 
+/// What the static search shows of an item, cached per month in `.matome/search-docs/` by
+/// snapshot file hash, so rewriting the current month's shard parses only the new file.
+#[derive(Debug, Serialize, Deserialize)]
+struct DocRow {
+    title: String,
+    summary: String,
+    link: Option<String>,
+    site: String,
+    category: String,
+    published: i64,
+}
+
 /// Each month of the static search index: its fingerprint and what was written for it.
 type SearchMonths = std::collections::BTreeMap<String, (u64, MonthShard)>;
 
@@ -101,6 +113,7 @@ fn load_state(path: &Path) -> BuildState {
 /// files changed (a new hour rewrites its month's, never a past month's), deletes the shards of
 /// months gone, and the manifest. Returns each month's record and how many files were written.
 fn write_static_search(
+    root: &Path,
     site: &Site,
     output: &Path,
     global: u64,
@@ -132,35 +145,85 @@ fn write_static_search(
             out.insert(month, (fp, shard.clone()));
             continue;
         }
-        // The month's items in full (summaries are not in the archive cache), in archive order.
-        let snapshots: Vec<Result<crate::content::Snapshot>> =
-            digests.par_iter().map(|&d| archive.snapshot(d)).collect();
-        let mut urls = Vec::with_capacity(digests.len());
-        let mut loaded = Vec::with_capacity(digests.len());
-        for (&d, s) in digests.iter().zip(snapshots) {
-            loaded.push(s?);
-            urls.push(site.digest_url(d));
-        }
-        let links: Vec<Vec<Option<String>>> = loaded
+        // The month's items in full (summaries are not in the archive cache), in archive order:
+        // from the month's docs cache where a snapshot file is unchanged, parsed otherwise.
+        let cache_path = root
+            .join(".matome")
+            .join("search-docs")
+            .join(format!("{month}.bin"));
+        let mut cache: rustc_hash::FxHashMap<u64, Vec<DocRow>> = std::fs::read(&cache_path)
+            .ok()
+            .and_then(|b| postcard::from_bytes::<Vec<(u64, Vec<DocRow>)>>(&b).ok())
+            .map(|v| v.into_iter().collect())
+            .unwrap_or_default();
+        let missing: Vec<usize> = digests
             .iter()
-            .map(|s| s.items.iter().map(|i| safety::safe_link(&i.link)).collect())
+            .copied()
+            .filter(|&d| !cache.contains_key(&archive.digests[d].hash))
             .collect();
+        let parsed: Vec<Result<(u64, Vec<DocRow>)>> = missing
+            .par_iter()
+            .map(|&d| {
+                let s = archive.snapshot(d)?;
+                Ok((
+                    archive.digests[d].hash,
+                    s.items
+                        .into_iter()
+                        .map(|i| DocRow {
+                            link: safety::safe_link(&i.link),
+                            published: i.published.timestamp(),
+                            title: i.title,
+                            summary: i.summary,
+                            site: i.site,
+                            category: i.category,
+                        })
+                        .collect(),
+                ))
+            })
+            .collect();
+        for p in parsed {
+            let (hash, rows) = p?;
+            cache.insert(hash, rows);
+        }
+        let urls: Vec<String> = digests.iter().map(|&d| site.digest_url(d)).collect();
         let mut docs = Vec::new();
-        for ((s, url), links) in loaded.iter().zip(&urls).zip(&links) {
-            for (item, link) in s.items.iter().zip(links) {
+        for (&d, url) in digests.iter().zip(&urls) {
+            for row in &cache[&archive.digests[d].hash] {
                 docs.push(StaticDoc {
-                    title: &item.title,
-                    summary: &item.summary,
-                    link: link.as_deref(),
-                    site: &item.site,
-                    category: &item.category,
-                    published: item.published.timestamp(),
+                    title: &row.title,
+                    summary: &row.summary,
+                    link: row.link.as_deref(),
+                    site: &row.site,
+                    category: &row.category,
+                    published: row.published,
                     digest_url: url,
                 });
             }
         }
+        let t_docs = std::time::Instant::now();
         let shard = static_index::write_month(&dir, &month, &docs)
             .with_context(|| format!("writing the search index of {month}"))?;
+        if std::env::var_os("MATOME_TIMINGS").is_some() {
+            eprintln!(
+                "search shard {month}: {} docs in {:?}",
+                docs.len(),
+                t_docs.elapsed()
+            );
+        }
+        drop(docs);
+        if !missing.is_empty() {
+            // Only this month's digests: a hand-edited file's old rows go.
+            let keep: Vec<(u64, Vec<DocRow>)> = digests
+                .iter()
+                .filter_map(|&d| {
+                    let h = archive.digests[d].hash;
+                    cache.remove(&h).map(|rows| (h, rows))
+                })
+                .collect();
+            if let Ok(bytes) = postcard::to_stdvec(&keep) {
+                let _ = fsutil::write_if_changed(&cache_path, &bytes);
+            }
+        }
         written += shard.written;
         out.insert(month, (fp, shard));
     }
@@ -264,15 +327,20 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         .filter(|p| old.pages.get(&p.path) != Some(&p.fp) || !output.join(&p.path).exists())
         .collect();
 
-    let results: Vec<(String, Result<bool>)> = todo
-        .par_iter()
-        .map(|p| {
-            let r = pages::render(&site, &theme, p)
-                .and_then(|bytes| fsutil::write_if_changed(&output.join(&p.path), &bytes))
-                .with_context(|| format!("page {}", p.path));
-            (p.path.clone(), r)
-        })
-        .collect();
+    // The pages and the static search index (the months that changed) at the same time.
+    let (results, static_search) = rayon::join(
+        || -> Vec<(String, Result<bool>)> {
+            todo.par_iter()
+                .map(|p| {
+                    let r = pages::render(&site, &theme, p)
+                        .and_then(|bytes| fsutil::write_if_changed(&output.join(&p.path), &bytes))
+                        .with_context(|| format!("page {}", p.path));
+                    (p.path.clone(), r)
+                })
+                .collect()
+        },
+        || write_static_search(root, &site, &output, global, &old.search_months),
+    );
     let t_render = started.elapsed();
     if std::env::var_os("MATOME_TIMINGS").is_some() {
         eprintln!("load {t_load:?} plan {t_plan:?} render {t_render:?}");
@@ -295,8 +363,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         }
     }
 
-    let (search_months, search_written) =
-        write_static_search(&site, &output, global, &old.search_months)?;
+    let (search_months, search_written) = static_search?;
     written += search_written;
 
     // Files of the last build the site no longer has.

@@ -211,8 +211,8 @@ pub struct Site<'a> {
     has_page: Vec<bool>,
     feed_snapshots: Mutex<FxHashMap<usize, Arc<Snapshot>>>,
     sitemap_urls: OnceLock<Vec<String>>,
-    hour_counts: OnceLock<super::rising::Counts>,
-    day_counts: OnceLock<super::rising::Counts>,
+    hour_counts: super::rising::Counts,
+    day_counts: super::rising::Counts,
 }
 
 impl<'a> Site<'a> {
@@ -311,8 +311,8 @@ impl<'a> Site<'a> {
                 .collect(),
             feed_snapshots: Mutex::new(FxHashMap::default()),
             sitemap_urls: OnceLock::new(),
-            hour_counts: OnceLock::new(),
-            day_counts: OnceLock::new(),
+            hour_counts: super::rising::Counts::hours(),
+            day_counts: super::rising::Counts::days(),
         };
         site.digest_urls = (0..archive.digests.len())
             .map(|d| site.make_digest_url(d))
@@ -1027,7 +1027,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 trends,
                 rising: super::rising::rising_at(
                     site,
-                    super::rising::hours(site, &site.hour_counts),
+                    &site.hour_counts,
                     d,
                     site.config.trends.hour_window,
                 ),
@@ -1063,7 +1063,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 cloud_ja: String,
                 cloud_en: String,
             }
-            let day_counts = super::rising::days(site, &site.day_counts);
+            let day_counts = &site.day_counts;
             let (cloud_ja, cloud_en) = super::rising::clouds(site, day_counts, i);
             let digests: Vec<DigestCard> = day
                 .digests
@@ -1452,7 +1452,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                     .map(|i| {
                         super::rising::rising_at(
                             site,
-                            super::rising::days(site, &site.day_counts),
+                            &site.day_counts,
                             i,
                             site.config.trends.day_window,
                         )
@@ -1462,7 +1462,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                     .map(|d| {
                         super::rising::rising_at(
                             site,
-                            super::rising::hours(site, &site.hour_counts),
+                            &site.hour_counts,
                             d,
                             site.config.trends.hour_window,
                         )

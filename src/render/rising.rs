@@ -4,7 +4,7 @@
 //! period is the periods before it, so a page's rising words never change once later hours
 //! arrive (their fingerprints cover exactly that window: see [`super::pages::plan`]).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -13,63 +13,63 @@ use super::pages::{Link, Site, Tax};
 use crate::trends::burst::{BurstSettings, rising, sparkline_svg};
 use crate::trends::cloud::{CloudOptions, CloudWord, word_cloud_svg};
 
-/// Keyword counts per period: (keyword, count) sorted by keyword, and the period's total.
+/// One period's keyword counts: (keyword, count) sorted by keyword, and the total.
+pub(super) type Period = Arc<(Vec<(u32, u32)>, u32)>;
+
+/// Keyword counts per period (hours or days), computed when a page first asks for a period and
+/// kept: an hourly build renders a handful of pages and needs only their baselines.
+#[derive(Default)]
 pub(super) struct Counts {
-    pub per: Vec<Vec<(u32, u32)>>,
-    pub totals: Vec<u32>,
+    days: bool,
+    cache: Mutex<FxHashMap<usize, Period>>,
 }
 
 impl Counts {
-    fn count(&self, p: usize, k: u32) -> u32 {
-        self.per[p]
-            .binary_search_by_key(&k, |&(kk, _)| kk)
-            .map_or(0, |i| self.per[p][i].1)
+    pub(super) fn hours() -> Counts {
+        Counts::default()
     }
-}
 
-fn counts_of(groups: impl Iterator<Item = Vec<u32>>) -> Counts {
-    let mut per = Vec::new();
-    let mut totals = Vec::new();
-    for keywords in groups {
+    pub(super) fn days() -> Counts {
+        Counts {
+            days: true,
+            ..Counts::default()
+        }
+    }
+
+    fn period(&self, site: &Site, p: usize) -> Period {
+        if let Some(hit) = self.cache.lock().unwrap().get(&p) {
+            return hit.clone();
+        }
+        let a = site.archive;
+        let digests: Vec<usize> = if self.days {
+            site.day_digests().nth(p).cloned().unwrap_or_default()
+        } else {
+            vec![p]
+        };
         let mut m: FxHashMap<u32, u32> = FxHashMap::default();
-        for k in &keywords {
-            *m.entry(*k).or_default() += 1;
+        let mut total = 0;
+        for d in digests {
+            for e in a.digest_items(d) {
+                for &k in &e.keywords {
+                    *m.entry(k).or_default() += 1;
+                    total += 1;
+                }
+            }
         }
         let mut v: Vec<(u32, u32)> = m.into_iter().collect();
         v.sort_unstable();
-        totals.push(keywords.len() as u32);
-        per.push(v);
+        let period = Arc::new((v, total));
+        self.cache.lock().unwrap().insert(p, period.clone());
+        period
     }
-    Counts { per, totals }
-}
 
-/// Per digest (hour).
-pub(super) fn hours<'a>(site: &'a Site, cell: &'a OnceLock<Counts>) -> &'a Counts {
-    cell.get_or_init(|| {
-        let a = site.archive;
-        counts_of((0..a.digests.len()).map(|d| {
-            a.digest_items(d)
-                .iter()
-                .flat_map(|e| e.keywords.iter().copied())
-                .collect()
-        }))
-    })
-}
-
-/// Per day.
-pub(super) fn days<'a>(site: &'a Site, cell: &'a OnceLock<Counts>) -> &'a Counts {
-    cell.get_or_init(|| {
-        let a = site.archive;
-        counts_of(site.day_digests().map(|ds| {
-            ds.iter()
-                .flat_map(|&d| {
-                    a.digest_items(d)
-                        .iter()
-                        .flat_map(|e| e.keywords.iter().copied())
-                })
-                .collect()
-        }))
-    })
+    fn count(&self, site: &Site, p: usize, k: u32) -> u32 {
+        let period = self.period(site, p);
+        period
+            .0
+            .binary_search_by_key(&k, |&(kk, _)| kk)
+            .map_or(0, |i| period.0[i].1)
+    }
 }
 
 /// One rising word as pages show it.
@@ -93,13 +93,15 @@ pub(super) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec
         top: t.top,
     };
     let from = p.saturating_sub(window);
-    let series: Vec<(u32, Vec<u32>)> = c.per[p]
+    let series: Vec<(u32, Vec<u32>)> = c
+        .period(site, p)
+        .0
         .iter()
         .filter(|&&(_, n)| n >= t.min_count)
-        .map(|&(k, _)| (k, (from..=p).map(|q| c.count(q, k)).collect()))
+        .map(|&(k, _)| (k, (from..=p).map(|q| c.count(site, q, k)).collect()))
         .collect();
-    let totals = &c.totals[from..=p];
-    rising(series.iter().map(|(k, v)| (*k, v.as_slice())), totals, &s)
+    let totals: Vec<u32> = (from..=p).map(|q| c.period(site, q).1).collect();
+    rising(series.iter().map(|(k, v)| (*k, v.as_slice())), &totals, &s)
         .into_iter()
         .map(|(k, score)| {
             let values = &series.iter().find(|(kk, _)| *kk == k).expect("scored").1;
@@ -124,7 +126,7 @@ fn is_japanese(word: &str) -> bool {
 /// no such words.
 pub(super) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
     let names = &site.archive.keywords.names;
-    let mut words: Vec<(u32, u32)> = c.per[day].clone();
+    let mut words: Vec<(u32, u32)> = c.period(site, day).0.clone();
     words.sort_by(|a, b| {
         b.1.cmp(&a.1)
             .then(names[a.0 as usize].cmp(&names[b.0 as usize]))
