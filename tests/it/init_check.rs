@@ -128,17 +128,7 @@ fn the_workflow_fetches_hourly_commits_builds_and_deploys() {
 }
 
 fn demo_site() -> Site {
-    let site = Site::new();
-    site.write_config(&[]);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for e in walkdir::WalkDir::new(root.join("content")) {
-        let e = e.unwrap();
-        if e.file_type().is_file() {
-            let rel = e.path().strip_prefix(root).unwrap();
-            site.write(rel, std::fs::read(e.path()).unwrap());
-        }
-    }
-    site
+    crate::support::demo_site("http://127.0.0.1/test/")
 }
 
 #[test]

@@ -3,7 +3,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -95,18 +94,7 @@ fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
 }
 
 pub fn demo_site() -> Site {
-    let mut site = Site::new();
-    site.config.base_url = "https://user.github.io/repo/".into();
-    site.write_config(&[]);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for e in walkdir::WalkDir::new(root.join("content")) {
-        let e = e.unwrap();
-        if e.file_type().is_file() {
-            let rel = e.path().strip_prefix(root).unwrap();
-            site.write(rel, std::fs::read(e.path()).unwrap());
-        }
-    }
-    site
+    crate::support::demo_site("https://user.github.io/repo/")
 }
 
 #[test]

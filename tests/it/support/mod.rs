@@ -27,3 +27,19 @@ pub fn fixture(name: &str) -> Vec<u8> {
     let p = fixture_path(name);
     std::fs::read(&p).unwrap_or_else(|e| panic!("read fixture {}: {e}", p.display()))
 }
+
+/// A temporary site holding the repository's demo archive (`content/`), with `base_url`.
+pub fn demo_site(base_url: &str) -> Site {
+    let mut site = Site::new();
+    site.config.base_url = base_url.into();
+    site.write_config(&[]);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for e in walkdir::WalkDir::new(root.join("content")) {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let rel = e.path().strip_prefix(root).unwrap();
+            site.write(rel, std::fs::read(e.path()).unwrap());
+        }
+    }
+    site
+}
