@@ -50,6 +50,7 @@
 //   --json FILE         write every figure (and every request) there
 //   --chromium PATH     [/usr/bin/chromium]    --work DIR  where playwright-core is installed
 //                       [target/bench-search-transfer]  --port N  [a free one]
+//   --gzip-all          gzip every response, whatever its type (an upper bound for binary shards)
 //   --serve-only        just serve the site (prints the URL) until killed, e.g. to look at it
 //
 // playwright-core (pinned in scripts/package.json) is installed with npm into --work on the first
@@ -86,7 +87,7 @@ function parseArgs(argv) {
     chromium: "/usr/bin/chromium",
     work: path.join(ROOT, "target", "bench-search-transfer"),
   };
-  const flags = new Set(["serve-only"]);
+  const flags = new Set(["serve-only", "gzip-all"]);
   const given = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -231,7 +232,7 @@ class Server {
       return res.end();
     }
     let body = fs.readFileSync(file);
-    if (COMPRESSIBLE.test(type) && /\bgzip\b/.test(req.headers["accept-encoding"] || "")) {
+    if ((this.gzipAll || COMPRESSIBLE.test(type)) && /\bgzip\b/.test(req.headers["accept-encoding"] || "")) {
       const c = this.gz.get(file);
       if (c && c.mtimeMs === st.mtimeMs) body = c.buf;
       else {
@@ -299,7 +300,7 @@ async function measureSession(browser, server, o, base, first, later) {
   server.phase = `first`;
   let t0 = Date.now();
   await page.goto(base + fill(o.url, first, encodeURIComponent), { waitUntil: "commit", timeout });
-  await page.waitForFunction(fill(o.wait, first, jsq), null, { timeout, polling: 20 });
+  await waitFor(page, fill(o.wait, first, jsq), timeout);
   out.first.ms = Date.now() - t0;
   out.first.results = await count();
   server.phase = "first-tail";
@@ -314,7 +315,7 @@ async function measureSession(browser, server, o, base, first, later) {
   } else {
     await page.goto(base + fill(o.url, later, encodeURIComponent), { waitUntil: "commit", timeout });
   }
-  await page.waitForFunction(fill(o["wait-later"] || o.wait, later, jsq), null, { timeout, polling: 20 });
+  await waitFor(page, fill(o["wait-later"] || o.wait, later, jsq), timeout);
   out.later.ms = Date.now() - t0;
   out.later.results = await count();
   server.phase = "later-tail";
@@ -334,11 +335,30 @@ async function measureSession(browser, server, o, base, first, later) {
   return out;
 }
 
+// Polls EXPR from Node (page.evaluate runs it through DevTools, which the pages' Content-Security-
+// Policy does not govern; waitForFunction would eval it inside the page, which a CSP without
+// 'unsafe-eval', like matome's, forbids).
+async function waitFor(page, expr, timeout) {
+  const t0 = Date.now();
+  for (;;) {
+    let v = false;
+    try {
+      v = await page.evaluate(expr);
+    } catch (e) {
+      if (!/Execution context was destroyed|navigation/i.test(String(e))) throw e;
+    }
+    if (v) return;
+    if (Date.now() - t0 > timeout) throw new Error(`timed out after ${timeout} ms waiting for: ${expr}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const kb = (b) => (b / 1000).toFixed(1);
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const server = new Server(o.site, o.prefix);
+  server.gzipAll = !!o["gzip-all"];
   const port = await server.listen(Number(o.port || 0));
   const base = `http://127.0.0.1:${port}${o.prefix}`;
   if (o["serve-only"]) {
