@@ -294,12 +294,12 @@ fn search(root: &std::path::Path, args: SearchArgs) -> Result<ExitCode> {
     use std::io::{IsTerminal, Write};
     let config = crate::config::Config::load(root)?;
     let tz = config.timezone;
-    let until = match &args.until {
-        // A date means "through that day".
-        Some(d) if !d.contains('T') => Some(crate::search::index::parse_date(d, tz)? + 86_400),
-        Some(d) => Some(crate::search::index::parse_date(d, tz)?),
-        None => None,
-    };
+    let until = args
+        .until
+        .as_deref()
+        .map(|d| crate::search::index::parse_until(d, tz))
+        .transpose()
+        .context("--until")?;
     let opts = crate::search::index::SearchOptions {
         query: args.query.join(" "),
         limit: args.limit,

@@ -25,7 +25,7 @@ use tokio::sync::broadcast;
 
 use crate::config::Config;
 use crate::render::{self, BuildOptions};
-use crate::search::index::{SearchOptions, SiteSearcher, parse_date};
+use crate::search::index::{SearchOptions, SiteSearcher, parse_date, parse_until};
 
 /// `matome serve`'s options.
 #[derive(Debug, Clone)]
@@ -51,6 +51,8 @@ struct Shared {
     base_path: String,
     /// `http://127.0.0.1:PORT/REPO/`: what search hits link to.
     local_url: String,
+    /// The site's zone, for the search API's dates.
+    timezone: chrono_tz::Tz,
     /// The last build's error, shown to pages that load while it stands.
     error: RwLock<Option<String>>,
     searcher: RwLock<Option<SiteSearcher>>,
@@ -93,6 +95,7 @@ async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
         output: root.join(render::OUTPUT_DIR),
         local_url: format!("http://{local}{base_path}"),
         base_path: base_path.clone(),
+        timezone: config.timezone,
         root: root.clone(),
         error: RwLock::new(None),
         searcher: RwLock::new(None),
@@ -295,20 +298,16 @@ struct SearchParams {
 }
 
 async fn api_search(State(shared): State<Arc<Shared>>, Query(p): Query<SearchParams>) -> Response {
-    let tz = Config::load(&shared.root)
-        .map(|c| c.timezone)
-        .unwrap_or(chrono_tz::UTC);
+    let tz = shared.timezone;
     let date = |d: &Option<String>, end: bool| -> Result<Option<i64>> {
         d.as_deref()
             .filter(|s| !s.is_empty())
             .map(|s| {
-                parse_date(s, tz).map(|t| {
-                    if end && !s.contains('T') {
-                        t + 86_400
-                    } else {
-                        t
-                    }
-                })
+                if end {
+                    parse_until(s, tz)
+                } else {
+                    parse_date(s, tz)
+                }
             })
             .transpose()
     };
@@ -478,6 +477,7 @@ mod tests {
             output: out.to_path_buf(),
             base_path: "/repo/".into(),
             local_url: "http://127.0.0.1:1/repo/".into(),
+            timezone: chrono_tz::UTC,
             error: RwLock::new(None),
             searcher: RwLock::new(None),
             signals: broadcast::channel(1).0,

@@ -330,6 +330,11 @@ pub(crate) fn stamp(path: &Path) -> Option<(u64, u128)> {
     Some((meta.len(), mtime))
 }
 
+/// The site path of an hour's digest page (`2021/07/20/0800/`), in the site's zone.
+pub fn digest_path(hour: &DateTime<FixedOffset>, tz: chrono_tz::Tz) -> String {
+    hour.with_timezone(&tz).format("%Y/%m/%d/%H%M/").to_string()
+}
+
 /// Every snapshot file under `content/`, sorted by path (so by time).
 pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
     let dir = root.join(CONTENT_DIR);

@@ -299,10 +299,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         timezone: config.timezone,
     };
     let theme = Theme::load(root, &config.theme, filters)?;
-    let health = match std::fs::read(FetchState::path(root)) {
-        Ok(bytes) => Some((FetchState::load(root)?, fsutil::fnv1a(&bytes))),
-        Err(_) => None,
-    };
+    // The feed-health page changes with the fetch state (read once; a missing file is empty).
+    let state = FetchState::load(root)?;
+    let state_hash = fsutil::fnv1a(&serde_json::to_vec(&state)?);
+    let health = Some((state, state_hash));
     let t_load = started.elapsed();
     let site = Site::new(&config, &archive, base_url.clone(), health);
     let mut plan = pages::plan(&site);

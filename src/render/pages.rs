@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::Result;
-use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, TimeZone, Timelike};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, TimeZone};
 use chrono_tz::Tz;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -348,15 +348,7 @@ impl<'a> Site<'a> {
     }
 
     fn make_digest_url(&self, d: usize) -> String {
-        let h = self.local(&self.archive.digests[d].hour);
-        format!(
-            "{:04}/{:02}/{:02}/{:02}{:02}/",
-            h.year(),
-            h.month(),
-            h.day(),
-            h.hour(),
-            h.minute()
-        )
+        crate::content::digest_path(&self.archive.digests[d].hour, self.tz)
     }
 
     fn day_url(&self, i: usize) -> String {
@@ -396,12 +388,8 @@ impl<'a> Site<'a> {
         self.days.iter().map(|d| &d.digests)
     }
 
-    pub(super) fn term_link_pub(&self, tax: Tax, id: u32) -> Link {
-        self.term_link(tax, id)
-    }
-
     /// A link to a term's page; a keyword without a page gets an empty URL (shown unlinked).
-    fn term_link(&self, tax: Tax, id: u32) -> Link {
+    pub(super) fn term_link(&self, tax: Tax, id: u32) -> Link {
         Link {
             name: self.names(tax).names[id as usize].clone(),
             url: if self.has_term_page(tax, id) {
@@ -907,7 +895,6 @@ fn utc(secs: i64) -> DateTime<FixedOffset> {
 pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
     let s = site.strings;
     let a = site.archive;
-    let html = |name: &str, v: &dyn erased::View| -> Result<Vec<u8>> { v.render(theme, name) };
     match &page.kind {
         Kind::Home { page: p } => {
             let pager = site.home_pager();
@@ -931,6 +918,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 format!("{} ({})", s.latest, p)
             };
             html(
+                theme,
                 "home.html",
                 &site.layout(title, Site::home_url(*p), "home", v),
             )
@@ -1039,6 +1027,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 },
             };
             html(
+                theme,
                 "digest.html",
                 &site.layout(heading, site.digest_url(d), "digest", v),
             )
@@ -1091,6 +1080,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 cloud_en,
             };
             html(
+                theme,
                 "day.html",
                 &site.layout(v.label.clone(), site.day_url(i), "day", v),
             )
@@ -1133,6 +1123,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 },
             };
             html(
+                theme,
                 "month.html",
                 &site.layout(v.label.clone(), site.month_url(i), "month", v),
             )
@@ -1160,6 +1151,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 next: (i + 1 < site.years.len()).then(|| label(i + 1)),
             };
             html(
+                theme,
                 "year.html",
                 &site.layout(v.label.clone(), site.year_url(i), "year", v),
             )
@@ -1194,6 +1186,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 years,
             };
             html(
+                theme,
                 "archives.html",
                 &site.layout(s.archives.into(), "archives/".into(), "archives", v),
             )
@@ -1230,6 +1223,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 terms,
             };
             html(
+                theme,
                 "terms.html",
                 &site.layout(title.into(), format!("{}/", tax.dir()), "terms", v),
             )
@@ -1292,6 +1286,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 format!("{name} ({p})")
             };
             html(
+                theme,
                 "term.html",
                 &site.layout(title, site.term_url(tax, id, p), "term", v),
             )
@@ -1421,7 +1416,7 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                         let url = a
                             .keywords
                             .get(&item.title)
-                            .map(|k| site.keyword_link(k).url)
+                            .map(|k| site.term_link(Tax::Keyword, k).url)
                             .filter(|u| !u.is_empty())
                             .unwrap_or_else(|| {
                                 format!(
@@ -1471,15 +1466,18 @@ pub fn render(site: &Site, theme: &Theme, page: &Page) -> Result<Vec<u8>> {
                 trend_words,
             };
             html(
+                theme,
                 "trends.html",
                 &site.layout(s.rising.into(), "trends/".into(), "trends", v),
             )
         }
         Kind::Search => html(
+            theme,
             "search.html",
             &site.layout(s.search.into(), "search/".into(), "search", ()),
         ),
         Kind::NotFound => html(
+            theme,
             "404.html",
             &site.layout(s.not_found.into(), "404.html".into(), "404", ()),
         ),
@@ -1656,19 +1654,9 @@ impl Site<'_> {
     }
 }
 
-/// Object-safe views so `render` can hand any view to one helper.
-mod erased {
-    use super::Theme;
-
-    pub trait View {
-        fn render(&self, theme: &Theme, name: &str) -> anyhow::Result<Vec<u8>>;
-    }
-
-    impl<T: serde::Serialize> View for T {
-        fn render(&self, theme: &Theme, name: &str) -> anyhow::Result<Vec<u8>> {
-            Ok(theme.render(name, self)?.into_bytes())
-        }
-    }
+/// A page's bytes: template `name` with view `v`.
+fn html<T: Serialize>(theme: &Theme, name: &str, v: &T) -> Result<Vec<u8>> {
+    Ok(theme.render(name, v)?.into_bytes())
 }
 
 #[cfg(test)]

@@ -105,7 +105,7 @@ pub(super) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec
         .into_iter()
         .map(|(k, score)| {
             let values = &series.iter().find(|(kk, _)| *kk == k).expect("scored").1;
-            let word = site.keyword_link(k);
+            let word = site.term_link(Tax::Keyword, k);
             RisingView {
                 sparkline: sparkline_svg(values, &word.name),
                 word,
@@ -117,9 +117,7 @@ pub(super) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec
 }
 
 fn is_japanese(word: &str) -> bool {
-    word.chars().any(|c| {
-        matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
-    })
+    word.chars().any(crate::search::static_index::is_cjk)
 }
 
 /// A day's two word clouds (Japanese words, other words) as inline SVG; empty when the day has
@@ -134,7 +132,7 @@ pub(super) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
     let hrefs: Vec<(u32, u32, Option<String>)> = words
         .into_iter()
         .map(|(k, n)| {
-            let link = site.keyword_link(k);
+            let link = site.term_link(Tax::Keyword, k);
             let href = (!link.url.is_empty()).then(|| format!("{}{}", site.base_path, link.url));
             (k, n, href)
         })
@@ -167,11 +165,4 @@ pub(super) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
         make(true, site.strings.cloud_ja),
         make(false, site.strings.cloud_en),
     )
-}
-
-impl Site<'_> {
-    /// A keyword's link (an empty URL when it has no page).
-    pub(super) fn keyword_link(&self, k: u32) -> Link {
-        self.term_link_pub(Tax::Keyword, k)
-    }
 }

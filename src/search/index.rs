@@ -157,11 +157,6 @@ pub struct IndexReport {
     pub items_added: usize,
 }
 
-/// The digest page path of an hour (site-relative, as the site links it).
-pub fn digest_path(hour: &DateTime<FixedOffset>, tz: chrono_tz::Tz) -> String {
-    hour.with_timezone(&tz).format("%Y/%m/%d/%H%M/").to_string()
-}
-
 fn open_or_create(root: &Path) -> Result<(Index, IndexState, bool)> {
     let dir = index_dir(root).join("tantivy");
     let analyser = Analyzer::get().fingerprint();
@@ -244,7 +239,7 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
             .par_iter()
             .map(|(rel, (_, path, hour))| {
                 let s = Snapshot::load(path)?;
-                let digest = digest_path(hour, tz);
+                let digest = crate::content::digest_path(hour, tz);
                 Ok(s.items
                     .iter()
                     .enumerate()
@@ -547,6 +542,13 @@ fn marked(s: &tantivy::snippet::Snippet) -> String {
     }
     out.push_str(&fragment[at..]);
     out
+}
+
+/// The end of a `--until` date: a day (`YYYY-MM-DD`) includes itself (the next midnight); an
+/// RFC 3339 time is taken as it is.
+pub fn parse_until(s: &str, tz: chrono_tz::Tz) -> Result<i64> {
+    let t = parse_date(s, tz)?;
+    Ok(if s.contains('T') { t } else { t + 86_400 })
 }
 
 /// Parses a `--since`/`--until` date: `YYYY-MM-DD` (midnight in the site's zone) or RFC 3339.
