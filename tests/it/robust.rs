@@ -120,7 +120,10 @@ fn hostile_dates_are_archived_as_the_run_time_and_every_file_reads_with_tomllib(
     ]
     .iter()
     .map(|(id, d)| atom_entry(id, d))
-    .collect::<String>();
+    .collect::<String>()
+        // Text that must survive the TOML writer too: fences, quotes, escapes, odd line breaks.
+        + "<entry><id>urn:text</id><title>+++ \\\" ''' \"\"\" [[items]] \u{2028} \u{85} \u{7f} 🫠</title>\
+           <updated>2021-07-19T22:00:00Z</updated><summary>a\n+++\nb \\u0041 key = \"x\"</summary></entry>\n";
     server.route(
         "/dates.xml",
         Response::ok(atom(&entries)).content_type("application/atom+xml"),
@@ -154,9 +157,11 @@ fn hostile_dates_are_archived_as_the_run_time_and_every_file_reads_with_tomllib(
 
     let now = chrono::DateTime::parse_from_rfc3339(NOW).unwrap();
     let items = crate::fetch::archived(&site);
-    assert_eq!(items.len(), 10, "{items:#?}");
+    assert_eq!(items.len(), 11, "{items:#?}");
     for it in &items {
-        if it.title == "good" {
+        if it.id == "urn:text" {
+            assert!(it.title.starts_with("+++ \\\" "), "{}", it.title);
+        } else if it.title == "good" {
             assert_eq!(
                 matome::content::rfc3339(&it.published),
                 "2021-07-20T07:12:26+09:00"
