@@ -179,48 +179,161 @@ struct RawConfig {
     feeds: Vec<RawFeed>,
 }
 
+/// A whole-number setting as written (any TOML number: the range and wholeness are checked
+/// after, with the line and key, so `concurrency = 9223372036854775807` or `top = 1e9` is a
+/// clear error, not a panic or a bare type error).
+type Int = Option<Spanned<Number>>;
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(untagged)]
+enum Number {
+    Int(i64),
+    Real(f64),
+}
+/// A number of seconds, or any other real-valued setting, as written.
+type Real = Option<Spanned<f64>>;
+
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawFetch {
-    concurrency: Option<Spanned<usize>>,
-    per_host: Option<Spanned<usize>>,
-    connect_timeout: Option<Spanned<f64>>,
-    timeout: Option<Spanned<f64>>,
-    max_body_bytes: Option<Spanned<u64>>,
-    max_redirects: Option<usize>,
-    retry_after_max_wait: Option<Spanned<f64>>,
-    max_items_per_feed: Option<Spanned<usize>>,
-    max_title_chars: Option<Spanned<usize>>,
-    max_text_chars: Option<usize>,
-    backoff_base: Option<Spanned<f64>>,
-    backoff_max: Option<Spanned<f64>>,
+    concurrency: Int,
+    per_host: Int,
+    connect_timeout: Real,
+    timeout: Real,
+    max_body_bytes: Int,
+    max_redirects: Int,
+    retry_after_max_wait: Real,
+    max_items_per_feed: Int,
+    max_title_chars: Int,
+    max_text_chars: Int,
+    backoff_base: Real,
+    backoff_max: Real,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawAnalyze {
-    keywords: Option<usize>,
-    summary_chars: Option<usize>,
-    summary_sentences: Option<usize>,
+    keywords: Int,
+    summary_chars: Int,
+    summary_sentences: Int,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawTrends {
-    hour_window: Option<Spanned<usize>>,
-    day_window: Option<Spanned<usize>>,
-    min_count: Option<u32>,
-    min_score: Option<Spanned<f64>>,
-    top: Option<usize>,
-    cloud_words: Option<usize>,
+    hour_window: Int,
+    day_window: Int,
+    min_count: Int,
+    min_score: Real,
+    top: Int,
+    cloud_words: Int,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawBuild {
-    items_per_page: Option<Spanned<usize>>,
-    digests_per_page: Option<Spanned<usize>>,
-    keyword_min_items: Option<Spanned<usize>>,
+    items_per_page: Int,
+    digests_per_page: Int,
+    keyword_min_items: Int,
+}
+
+/// The range of every numeric setting (`section.key`, least, greatest), documented in the
+/// README. Seconds marked `> 0` refuse 0 as well.
+pub const RANGES: &[(&str, f64, f64)] = &[
+    ("fetch.concurrency", 1.0, 1024.0),
+    ("fetch.per_host", 1.0, 1024.0),
+    ("fetch.connect_timeout", 0.0, 600.0),
+    ("fetch.timeout", 0.0, 3600.0),
+    ("fetch.max_body_bytes", 1024.0, 1_073_741_824.0),
+    ("fetch.max_redirects", 0.0, 20.0),
+    ("fetch.retry_after_max_wait", 0.0, 3600.0),
+    ("fetch.max_items_per_feed", 1.0, 100_000.0),
+    ("fetch.max_title_chars", 1.0, 100_000.0),
+    ("fetch.max_text_chars", 0.0, 1_000_000.0),
+    ("fetch.backoff_base", 0.0, 604_800.0),
+    ("fetch.backoff_max", 0.0, 2_592_000.0),
+    ("analyze.keywords", 0.0, 50.0),
+    ("analyze.summary_chars", 0.0, 100_000.0),
+    ("analyze.summary_sentences", 0.0, 100.0),
+    ("build.items_per_page", 1.0, 10_000.0),
+    ("build.digests_per_page", 1.0, 10_000.0),
+    ("build.keyword_min_items", 1.0, 1_000_000.0),
+    ("trends.hour_window", 1.0, 100_000.0),
+    ("trends.day_window", 1.0, 10_000.0),
+    ("trends.min_count", 0.0, 1_000_000.0),
+    ("trends.min_score", -1000.0, 1000.0),
+    ("trends.top", 0.0, 10_000.0),
+    ("trends.cloud_words", 0.0, 1000.0),
+];
+
+/// Settings in seconds that must be more than 0 (a timeout of 0 would fail every feed).
+const POSITIVE_SECONDS: &[&str] = &["fetch.connect_timeout", "fetch.timeout"];
+
+fn range_of(key: &str) -> (f64, f64) {
+    RANGES
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|&(_, lo, hi)| (lo, hi))
+        .expect("every numeric setting has a range")
+}
+
+/// Checks numeric settings against [`RANGES`]; errors are `FILE:LINE: section.key …`.
+struct Ranges<'a> {
+    at: &'a dyn Fn(std::ops::Range<usize>) -> String,
+}
+
+impl Ranges<'_> {
+    /// A whole number in its range, or `default` when absent.
+    fn int<T: TryFrom<i64>>(&self, v: Int, key: &str, default: T) -> Result<T> {
+        let Some(v) = v else { return Ok(default) };
+        let (lo, hi) = range_of(key);
+        let n = match *v.get_ref() {
+            Number::Int(n) => n,
+            Number::Real(x) => bail!(
+                "{}: {key} must be a whole number from {lo} to {hi}, not {x}",
+                (self.at)(v.span())
+            ),
+        };
+        if (n as f64) < lo || (n as f64) > hi {
+            bail!(
+                "{}: {key} must be at least {lo} and at most {hi}, not {n}",
+                (self.at)(v.span())
+            );
+        }
+        T::try_from(n)
+            .map_err(|_| anyhow::anyhow!("{}: {key}: {n} is out of range", (self.at)(v.span())))
+    }
+
+    /// A real number in its range, or `default` when absent.
+    fn real(&self, v: Real, key: &str, default: f64) -> Result<f64> {
+        let Some(v) = v else { return Ok(default) };
+        let (lo, hi) = range_of(key);
+        let x = *v.get_ref();
+        let positive = POSITIVE_SECONDS.contains(&key);
+        if !x.is_finite() || x < lo || x > hi || (positive && x <= 0.0) {
+            let least = if positive {
+                "more than 0".to_string()
+            } else {
+                format!("at least {lo}")
+            };
+            let unit = if key.starts_with("fetch.") {
+                " seconds"
+            } else {
+                ""
+            };
+            bail!(
+                "{}: {key} must be {least} and at most {hi}{unit}, not {x}",
+                (self.at)(v.span())
+            );
+        }
+        Ok(x)
+    }
+
+    /// A number of seconds in its range, or `default` when absent.
+    fn secs(&self, v: Real, key: &str, default: Duration) -> Result<Duration> {
+        self.real(v, key, default.as_secs_f64())
+            .map(Duration::from_secs_f64)
+    }
 }
 
 #[derive(Deserialize)]
@@ -294,49 +407,49 @@ impl Config {
         };
 
         let fetch = Self::fetch_settings(raw.fetch, &at)?;
+        let r = Ranges { at: &at };
         let d = crate::analyze::AnalyzeSettings::default();
         let analyze = crate::analyze::AnalyzeSettings {
-            keywords: raw.analyze.keywords.unwrap_or(d.keywords),
-            summary_chars: raw.analyze.summary_chars.unwrap_or(d.summary_chars),
-            summary_sentences: raw.analyze.summary_sentences.unwrap_or(d.summary_sentences),
+            keywords: r.int(raw.analyze.keywords, "analyze.keywords", d.keywords)?,
+            summary_chars: r.int(
+                raw.analyze.summary_chars,
+                "analyze.summary_chars",
+                d.summary_chars,
+            )?,
+            summary_sentences: r.int(
+                raw.analyze.summary_sentences,
+                "analyze.summary_sentences",
+                d.summary_sentences,
+            )?,
         };
 
         let b = BuildSettings::default();
-        let positive = |v: Option<Spanned<usize>>, name: &str, default: usize| -> Result<usize> {
-            match v {
-                None => Ok(default),
-                Some(v) if *v.get_ref() >= 1 => Ok(*v.get_ref()),
-                Some(v) => bail!("{}: build.{name} must be at least 1", at(v.span())),
-            }
-        };
         let build = BuildSettings {
-            items_per_page: positive(raw.build.items_per_page, "items_per_page", b.items_per_page)?,
-            digests_per_page: positive(
+            items_per_page: r.int(
+                raw.build.items_per_page,
+                "build.items_per_page",
+                b.items_per_page,
+            )?,
+            digests_per_page: r.int(
                 raw.build.digests_per_page,
-                "digests_per_page",
+                "build.digests_per_page",
                 b.digests_per_page,
             )?,
-            keyword_min_items: positive(
+            keyword_min_items: r.int(
                 raw.build.keyword_min_items,
-                "keyword_min_items",
+                "build.keyword_min_items",
                 b.keyword_min_items,
             )?,
         };
 
         let d = TrendSettings::default();
         let trends = TrendSettings {
-            hour_window: positive(raw.trends.hour_window, "hour_window", d.hour_window)
-                .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("build.", "trends.")))?,
-            day_window: positive(raw.trends.day_window, "day_window", d.day_window)
-                .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("build.", "trends.")))?,
-            min_count: raw.trends.min_count.unwrap_or(d.min_count),
-            min_score: match raw.trends.min_score {
-                None => d.min_score,
-                Some(v) if v.get_ref().is_finite() => *v.get_ref(),
-                Some(v) => bail!("{}: trends.min_score must be a number", at(v.span())),
-            },
-            top: raw.trends.top.unwrap_or(d.top),
-            cloud_words: raw.trends.cloud_words.unwrap_or(d.cloud_words),
+            hour_window: r.int(raw.trends.hour_window, "trends.hour_window", d.hour_window)?,
+            day_window: r.int(raw.trends.day_window, "trends.day_window", d.day_window)?,
+            min_count: r.int(raw.trends.min_count, "trends.min_count", d.min_count)?,
+            min_score: r.real(raw.trends.min_score, "trends.min_score", d.min_score)?,
+            top: r.int(raw.trends.top, "trends.top", d.top)?,
+            cloud_words: r.int(raw.trends.cloud_words, "trends.cloud_words", d.cloud_words)?,
         };
 
         let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.feeds.len());
@@ -398,55 +511,47 @@ impl Config {
         at: &dyn Fn(std::ops::Range<usize>) -> String,
     ) -> Result<FetchSettings> {
         let d = FetchSettings::default();
-        let positive = |v: Option<Spanned<usize>>, key: &str, default: usize| -> Result<usize> {
-            match v {
-                None => Ok(default),
-                Some(s) if *s.get_ref() >= 1 => Ok(*s.get_ref()),
-                Some(s) => bail!("{}: fetch.{key} must be at least 1", at(s.span())),
-            }
-        };
-        let secs = |v: Option<Spanned<f64>>, key: &str, default: Duration| -> Result<Duration> {
-            match v {
-                None => Ok(default),
-                Some(s) if s.get_ref().is_finite() && *s.get_ref() >= 0.0 => {
-                    Ok(Duration::from_secs_f64(*s.get_ref()))
-                }
-                Some(s) => bail!(
-                    "{}: fetch.{key} is a number of seconds, 0 or more",
-                    at(s.span())
-                ),
-            }
-        };
-        let max_body_bytes = match raw.max_body_bytes {
-            None => d.max_body_bytes,
-            Some(s) if *s.get_ref() >= 1024 => *s.get_ref(),
-            Some(s) => bail!(
-                "{}: fetch.max_body_bytes must be at least 1024",
-                at(s.span())
-            ),
-        };
-        Ok(FetchSettings {
-            concurrency: positive(raw.concurrency, "concurrency", d.concurrency)?,
-            per_host: positive(raw.per_host, "per_host", d.per_host)?,
-            connect_timeout: secs(raw.connect_timeout, "connect_timeout", d.connect_timeout)?,
-            timeout: secs(raw.timeout, "timeout", d.timeout)?,
-            max_body_bytes,
-            max_redirects: raw.max_redirects.unwrap_or(d.max_redirects),
-            retry_after_max_wait: secs(
+        let r = Ranges { at };
+        let base = raw.backoff_base.as_ref().map(|s| s.span());
+        let settings = FetchSettings {
+            concurrency: r.int(raw.concurrency, "fetch.concurrency", d.concurrency)?,
+            per_host: r.int(raw.per_host, "fetch.per_host", d.per_host)?,
+            connect_timeout: r.secs(
+                raw.connect_timeout,
+                "fetch.connect_timeout",
+                d.connect_timeout,
+            )?,
+            timeout: r.secs(raw.timeout, "fetch.timeout", d.timeout)?,
+            max_body_bytes: r.int(raw.max_body_bytes, "fetch.max_body_bytes", d.max_body_bytes)?,
+            max_redirects: r.int(raw.max_redirects, "fetch.max_redirects", d.max_redirects)?,
+            retry_after_max_wait: r.secs(
                 raw.retry_after_max_wait,
-                "retry_after_max_wait",
+                "fetch.retry_after_max_wait",
                 d.retry_after_max_wait,
             )?,
-            max_items_per_feed: positive(
+            max_items_per_feed: r.int(
                 raw.max_items_per_feed,
-                "max_items_per_feed",
+                "fetch.max_items_per_feed",
                 d.max_items_per_feed,
             )?,
-            max_title_chars: positive(raw.max_title_chars, "max_title_chars", d.max_title_chars)?,
-            max_text_chars: raw.max_text_chars.unwrap_or(d.max_text_chars),
-            backoff_base: secs(raw.backoff_base, "backoff_base", d.backoff_base)?,
-            backoff_max: secs(raw.backoff_max, "backoff_max", d.backoff_max)?,
-        })
+            max_title_chars: r.int(
+                raw.max_title_chars,
+                "fetch.max_title_chars",
+                d.max_title_chars,
+            )?,
+            max_text_chars: r.int(raw.max_text_chars, "fetch.max_text_chars", d.max_text_chars)?,
+            backoff_base: r.secs(raw.backoff_base, "fetch.backoff_base", d.backoff_base)?,
+            backoff_max: r.secs(raw.backoff_max, "fetch.backoff_max", d.backoff_max)?,
+        };
+        if settings.backoff_base > settings.backoff_max {
+            bail!(
+                "{}: fetch.backoff_base ({} s) must not be more than fetch.backoff_max ({} s)",
+                base.map(at).unwrap_or_else(|| "matome.toml".into()),
+                settings.backoff_base.as_secs_f64(),
+                settings.backoff_max.as_secs_f64()
+            );
+        }
+        Ok(settings)
     }
 
     /// Reads and parses `<root>/matome.toml`.
@@ -551,6 +656,79 @@ category = "海外TECH"
         assert_eq!(c.fetch.concurrency, 4);
         assert_eq!(c.fetch.timeout, Duration::from_millis(2500));
         assert_eq!(c.fetch.per_host, 2);
+    }
+
+    /// `timeout = 1e300`, `concurrency = 9223372036854775807` and
+    /// `backoff_base = backoff_max = 1e15` panicked (Duration, Semaphore, date overflow);
+    /// `timeout = 0` failed every feed. Each is refused with the file, line and key.
+    #[test]
+    fn numeric_settings_out_of_range_are_refused_with_file_line_and_key() {
+        let cases = [
+            ("[fetch]\ntimeout = 1e300\n", "fetch.timeout"),
+            (
+                "[fetch]\ntimeout = 0\n",
+                "fetch.timeout must be more than 0",
+            ),
+            ("[fetch]\nconnect_timeout = 0\n", "fetch.connect_timeout"),
+            ("[fetch]\ntimeout = nan\n", "fetch.timeout"),
+            ("[fetch]\ntimeout = -1\n", "fetch.timeout"),
+            (
+                "[fetch]\nconcurrency = 9223372036854775807\n",
+                "fetch.concurrency",
+            ),
+            ("[fetch]\nper_host = -3\n", "fetch.per_host"),
+            (
+                "[fetch]\nbackoff_base = 1e15\nbackoff_max = 1e15\n",
+                "fetch.backoff_base",
+            ),
+            (
+                "[fetch]\nbackoff_base = 7200\nbackoff_max = 3600\n",
+                "must not be more than",
+            ),
+            (
+                "[fetch]\nmax_body_bytes = 9223372036854775807\n",
+                "fetch.max_body_bytes",
+            ),
+            ("[fetch]\nmax_redirects = 1000\n", "fetch.max_redirects"),
+            (
+                "[fetch]\nretry_after_max_wait = 1e20\n",
+                "fetch.retry_after_max_wait",
+            ),
+            (
+                "[fetch]\nmax_items_per_feed = 0\n",
+                "fetch.max_items_per_feed",
+            ),
+            ("[fetch]\nmax_text_chars = -1\n", "fetch.max_text_chars"),
+            ("[analyze]\nkeywords = 100000000\n", "analyze.keywords"),
+            (
+                "[build]\nitems_per_page = 9223372036854775807\n",
+                "build.items_per_page",
+            ),
+            ("[trends]\nmin_count = -1\n", "trends.min_count"),
+            ("[trends]\nmin_score = inf\n", "trends.min_score"),
+            ("[trends]\ncloud_words = 1e9\n", "cloud_words"),
+        ];
+        for (table, key) in cases {
+            let text = format!("{MINIMAL}\n{table}");
+            let line = MINIMAL.lines().count() + 3;
+            let err = Config::parse(&text, "matome.toml")
+                .map(|c| format!("accepted: {:?}", c.fetch))
+                .unwrap_or_else(|e| e.to_string());
+            assert!(err.starts_with("matome.toml:"), "{table}: {err}");
+            assert!(err.contains(key), "{table}: {err}");
+            assert!(
+                err.starts_with(&format!("matome.toml:{line}:"))
+                    || err.starts_with(&format!("matome.toml:{}:", line + 1)),
+                "{table}: {err}"
+            );
+        }
+        // The ends of each range are accepted.
+        let text = format!(
+            "{MINIMAL}\n[fetch]\nconcurrency = 1024\ntimeout = 0.5\nbackoff_base = 604800\nbackoff_max = 2592000\nmax_redirects = 0\n"
+        );
+        let c = Config::parse(&text, "matome.toml").unwrap();
+        assert_eq!(c.fetch.concurrency, 1024);
+        assert_eq!(c.fetch.max_redirects, 0);
     }
 
     #[test]

@@ -86,6 +86,49 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     Ok(true)
 }
 
+/// Whether `name` is the temporary name [`write_atomic`] gives a snapshot file
+/// (`.HHMM.md.XXXXXX.tmp`): only those are ever removed as leftovers.
+pub fn is_snapshot_temp_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|r| r.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((target, random)) = rest.split_once(".md.") else {
+        return false;
+    };
+    target.len() == 4
+        && target.bytes().all(|b| b.is_ascii_digit())
+        && (1..=32).contains(&random.len())
+        && random.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Removes the temporary files a killed write left under `dir` (a run killed between creating
+/// its temp file and renaming it): only names [`is_snapshot_temp_name`] matches, and only files
+/// last modified before `older_than` (the time the caller took the site lock, so no write still
+/// in progress is touched). Call it holding the lock. Returns the files removed. Linear in the
+/// number of entries under `dir`.
+pub fn remove_stale_temp_files(dir: &Path, older_than: std::time::SystemTime) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    for entry in walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+    {
+        if !entry.file_type().is_file()
+            || !is_snapshot_temp_name(&entry.file_name().to_string_lossy())
+        {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|t| t < older_than);
+        if old && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.into_path());
+        }
+    }
+    removed
+}
+
 /// 64-bit FNV-1a of `bytes`: a fixed, dependency-free hash for caches that outlive the process.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -155,6 +198,48 @@ mod tests {
             let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o644, "new files are world-readable like any other");
         }
+    }
+
+    /// kill -9 between creating a snapshot's temp file and renaming it left `.HHMM.md.*.tmp`
+    /// files in content/ for ever. Only matome's own pattern, only older ones, go.
+    #[test]
+    fn leftover_snapshot_temp_files_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let day = dir.path().join("2021/07/20");
+        std::fs::create_dir_all(&day).unwrap();
+        for name in [
+            ".0800.md.Ab3xYz.tmp",
+            "0800.md",
+            ".notes.tmp",
+            ".0800.md.tmp",
+            "x.tmp",
+        ] {
+            std::fs::write(day.join(name), b"x").unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let cutoff = std::time::SystemTime::now();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(day.join(".0900.md.Qw12er.tmp"), b"in progress").unwrap();
+        let removed = remove_stale_temp_files(dir.path(), cutoff);
+        assert_eq!(removed, vec![day.join(".0800.md.Ab3xYz.tmp")]);
+        let mut left: Vec<String> = std::fs::read_dir(&day)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".0800.md.tmp",
+                ".0900.md.Qw12er.tmp",
+                ".notes.tmp",
+                "0800.md",
+                "x.tmp"
+            ]
+        );
+        // write_atomic's own temp names are what is matched.
+        assert!(is_snapshot_temp_name(".2300.md.a1B2c3.tmp"));
+        assert!(!is_snapshot_temp_name(".fetch-state.json.a1B2c3.tmp"));
     }
 
     #[test]

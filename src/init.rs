@@ -19,6 +19,10 @@ const GITIGNORE: &str = "\
 /public/
 /.matome/
 .matome.lock
+# Temporary files of a write cut short (kill -9); the next fetch removes them.
+.*.tmp
+# A fetch-state.json that could not be read, kept aside by fetch (see its warning).
+fetch-state.json.bad-*
 ";
 
 fn config(title: &str) -> String {

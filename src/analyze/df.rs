@@ -65,7 +65,8 @@ impl DocFreq {
         {
             return Ok(df);
         }
-        let snapshots = crate::content::load_all(root)?;
+        // A broken file (reported by the fetch that calls this) must not stop the run.
+        let snapshots = crate::content::load_all_readable(root)?;
         let items: Vec<&Item> = snapshots.iter().flat_map(|(_, s)| s.items.iter()).collect();
         Ok(Self::from_items(&items))
     }

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::{Snapshot, load_paths, rel_name, snapshot_paths, stamp};
+use super::{BrokenFile, Snapshot, load_paths_partial, rel_name, snapshot_paths, stamp};
 use crate::fsutil;
 
 const CACHE_VERSION: u32 = 1;
@@ -138,8 +138,19 @@ impl Archive {
         Snapshot::load(&self.digests[d].path)
     }
 
-    /// Loads the archive of the site at `root`, using and refreshing the cache.
+    /// Loads the archive of the site at `root`, using and refreshing the cache. A file that does
+    /// not parse is an error (every broken file is listed, with its path and line).
     pub fn load(root: &Path) -> Result<Archive> {
+        let (archive, broken) = Archive::load_partial(root)?;
+        if !broken.is_empty() {
+            return Err(super::broken_files_error(&broken));
+        }
+        Ok(archive)
+    }
+
+    /// Like [`Archive::load`], but the files that do not parse are left out and returned beside
+    /// the archive of all the others (a build still renders every other page).
+    pub fn load_partial(root: &Path) -> Result<(Archive, Vec<BrokenFile>)> {
         let paths = snapshot_paths(root)?;
         let cache_dir = root.join(".matome").join("archive");
         // Group the files into month chunks by their path (content/YYYY/MM/…).
@@ -147,21 +158,24 @@ impl Archive {
         for p in paths {
             chunks.entry(chunk_name(root, &p)).or_default().push(p);
         }
-        let loaded: Vec<Result<(String, Vec<FileEntry>, usize)>> = chunks
+        type Loaded = (String, Vec<FileEntry>, usize, Vec<BrokenFile>);
+        let loaded: Vec<Result<Loaded>> = chunks
             .into_par_iter()
             .map(|(name, paths)| {
-                let (entries, parsed) = load_chunk(root, &cache_dir, &name, paths)?;
-                Ok((name, entries, parsed))
+                let (entries, parsed, broken) = load_chunk(root, &cache_dir, &name, paths)?;
+                Ok((name, entries, parsed, broken))
             })
             .collect();
         let mut errors = Vec::new();
         let mut files = Vec::new();
         let mut names = Vec::new();
         let mut parsed_files = 0;
+        let mut broken = Vec::new();
         for r in loaded {
             match r {
-                Ok((name, entries, parsed)) => {
+                Ok((name, entries, parsed, bad)) => {
                     parsed_files += parsed;
+                    broken.extend(bad);
                     names.push(name);
                     files.extend(entries);
                 }
@@ -180,7 +194,7 @@ impl Archive {
         for f in files {
             archive.push(root, f);
         }
-        Ok(archive)
+        Ok((archive, broken))
     }
 
     fn push(&mut self, root: &Path, f: FileEntry) {
@@ -304,14 +318,15 @@ fn entry_of(rel: String, size: u64, mtime_ns: u128, text: &str, s: Snapshot) -> 
     }
 }
 
-/// One month's entries: from the cache where the files are unchanged, parsed otherwise. The
-/// chunk is rewritten when anything in it changed.
+/// One month's entries: from the cache where the files are unchanged, parsed otherwise (the
+/// files that do not parse are returned apart, never cached). The chunk is rewritten when
+/// anything in it changed.
 fn load_chunk(
     root: &Path,
     cache_dir: &Path,
     name: &str,
     paths: Vec<PathBuf>,
-) -> Result<(Vec<FileEntry>, usize)> {
+) -> Result<(Vec<FileEntry>, usize, Vec<BrokenFile>)> {
     let chunk_path = cache_dir.join(format!("{name}.bin"));
     let mut cached: FxHashMap<String, FileEntry> = std::fs::read(&chunk_path)
         .ok()
@@ -349,12 +364,14 @@ fn load_chunk(
     // Files gone from content/ leave the chunk too.
     changed |= !cached.is_empty() || entries.len() + to_parse.len() != cached_count;
     let parsed = to_parse.len();
+    let mut broken = Vec::new();
     if !to_parse.is_empty() {
-        let fresh = load_paths(to_parse, |p, text, s| {
+        let (fresh, bad) = load_paths_partial(to_parse, |p, text, s| {
             let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
             entry_of(rel_name(root, &p), size, mtime_ns, text, s)
-        })?;
+        });
         entries.extend(fresh);
+        broken = bad;
     }
     if changed {
         let chunk = Chunk {
@@ -365,9 +382,9 @@ fn load_chunk(
         if let Ok(bytes) = postcard::to_stdvec(&chunk) {
             let _ = fsutil::write_atomic(&chunk_path, &bytes);
         }
-        return Ok((chunk.files, parsed));
+        return Ok((chunk.files, parsed, broken));
     }
-    Ok((entries, parsed))
+    Ok((entries, parsed, broken))
 }
 
 fn remove_stale_chunks(cache_dir: &Path, live: &[String]) {

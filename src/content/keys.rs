@@ -15,7 +15,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemKey, Snapshot, load_paths, rel_name, snapshot_paths, stamp};
+use super::{ItemKey, Snapshot, load_paths_partial, rel_name, snapshot_paths, stamp};
 use crate::fsutil;
 
 const VERSION: u32 = 2;
@@ -30,6 +30,8 @@ pub struct ArchiveKeys {
     pub parsed_files: usize,
     /// The cache's entries, kept so a file this run writes can be added without a re-parse.
     files: BTreeMap<String, FileKeys>,
+    /// Snapshot files that do not parse (their keys recovered from their readable lines).
+    pub broken: Vec<super::BrokenFile>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -110,8 +112,10 @@ fn load_cache(root: &Path) -> Cache {
 }
 
 /// The keys of every archived item. Files unchanged since the cache was written are not read;
-/// the others are parsed (so a broken one is reported with its path and line) and reduced to
-/// their keys at once, so memory stays small however large the archive grows.
+/// the others are parsed and reduced to their keys at once, so memory stays small however large
+/// the archive grows. A file that does not parse does not stop the load: it is listed in
+/// [`ArchiveKeys::broken`] (path and line) and its keys are recovered from its readable
+/// `feed`/`id` lines ([`super::recover_keys`]).
 pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
     let paths = snapshot_paths(root)?;
     let mut cache = load_cache(root);
@@ -152,10 +156,10 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
         }
     }
     let parsed_files = stale.len();
-    let parsed = load_paths(stale, |p, text, s| {
+    let (parsed, broken) = load_paths_partial(stale, |p, text, s| {
         let entry = entry_for(&p, text, &s);
         (p, entry)
-    })?;
+    });
     for (p, entry) in parsed {
         fresh.insert(rel(&p), entry);
     }
@@ -164,6 +168,16 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
         parsed_files,
         ..Default::default()
     };
+    // A broken file is never cached (so it is read again, and reported, until it is fixed);
+    // its items are still recognised by the key lines it shows.
+    for b in &broken {
+        let recovered = std::fs::read_to_string(&b.path)
+            .map(|t| super::recover_keys(&t))
+            .unwrap_or_default();
+        out.items += recovered.len() as u64;
+        out.keys.extend(recovered);
+    }
+    out.broken = broken;
     for entry in fresh.values() {
         out.items += entry.items;
         for (feed, ids) in &entry.feeds {
@@ -279,7 +293,43 @@ mod tests {
             .unwrap();
         load_keys(root).unwrap();
         std::fs::write(&a, "+++\nhour = oops\n+++\n").unwrap();
-        let e = load_keys(root).unwrap_err().to_string();
-        assert!(e.contains("0800.md:2:"), "{e}");
+        let keys = load_keys(root).unwrap();
+        assert_eq!(keys.broken.len(), 1);
+        assert!(
+            keys.broken[0].error.contains("0800.md:2:"),
+            "{:?}",
+            keys.broken
+        );
+    }
+
+    /// A hand edit that breaks an old file does not stop a fetch, and does not make its items
+    /// new again: their keys are read from the lines that still make sense.
+    #[test]
+    fn a_broken_file_still_counts_its_items_as_archived() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let a = root.join("content/2021/07/20/0800.md");
+        let b = root.join("content/2021/07/20/0900.md");
+        snap("2021-07-20T08:00:00+09:00", &["a1", "a2"])
+            .write(&a)
+            .unwrap();
+        snap("2021-07-20T09:00:00+09:00", &["b1"])
+            .write(&b)
+            .unwrap();
+        let text = std::fs::read_to_string(&a).unwrap();
+        std::fs::write(&a, text.replacen("title = \"t\"", "title = t\"", 1)).unwrap();
+        let keys = load_keys(root).unwrap();
+        assert_eq!(keys.broken.len(), 1, "{:?}", keys.broken);
+        assert!(
+            keys.broken[0].error.contains("0800.md:"),
+            "{:?}",
+            keys.broken
+        );
+        for id in ["a1", "a2", "b1"] {
+            assert!(keys.keys.contains(&ItemKey::new("http://f/", id)), "{id}");
+        }
+        assert_eq!(keys.items, 3);
+        // Reported again at the next load: a broken file is never cached.
+        assert_eq!(load_keys(root).unwrap().broken.len(), 1);
     }
 }

@@ -286,8 +286,40 @@ pub(crate) fn toml_string(out: &mut String, s: &str) {
 }
 
 /// RFC 3339 with seconds and the offset (`+09:00`, `Z` never used so files read the same way).
+///
+/// Always a date-time that TOML (and so any second TOML reader, such as Python's `tomllib`)
+/// can hold: an offset with seconds (historic local mean time, `+09:18:59`) cannot be written
+/// in RFC 3339, so such a time is written in UTC (the same instant); a year outside
+/// 0001–9999 is clamped to the nearest representable instant. Items never get such dates from
+/// a fetch (see [`crate::fetch::parse::to_item`]); this keeps any caller from writing a file that
+/// no longer parses.
 pub fn rfc3339(t: &DateTime<FixedOffset>) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+    representable(t).format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+}
+
+/// `t` as an instant RFC 3339 and TOML can write exactly: a whole-minute offset, a year in
+/// 0001–9999.
+fn representable(t: &DateTime<FixedOffset>) -> DateTime<FixedOffset> {
+    let utc = FixedOffset::east_opt(0).expect("zero offset");
+    let t = if t.offset().local_minus_utc() % 60 != 0 {
+        t.with_timezone(&utc)
+    } else {
+        *t
+    };
+    let year = t.year();
+    if (1..=9999).contains(&year) {
+        return t;
+    }
+    let (y, mo, d, h, mi, s) = if year < 1 {
+        (1, 1, 1, 0, 0, 0)
+    } else {
+        (9999, 12, 31, 23, 59, 59)
+    };
+    chrono::NaiveDate::from_ymd_opt(y, mo, d)
+        .and_then(|d| d.and_hms_opt(h, mi, s))
+        .expect("a valid date")
+        .and_utc()
+        .fixed_offset()
 }
 
 /// The hour a run at `now` belongs to, in the site's zone.
@@ -360,37 +392,114 @@ pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
     load_paths(snapshot_paths(root)?, |p, _, s| (p, s))
 }
 
+/// All snapshots that parse, leaving out (not failing on) broken files: for a fetch, which has
+/// already reported them ([`ArchiveKeys::broken`]) and must not lose this run's items over them.
+pub fn load_all_readable(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
+    Ok(load_paths_partial(snapshot_paths(root)?, |p, _, s| (p, s)).0)
+}
+
 /// Parses the given snapshot files in parallel and maps each with `f` (given the path, the
 /// file's text and the snapshot); all broken files are reported, each with its path and line.
 pub(crate) fn load_paths<T: Send>(
     paths: Vec<PathBuf>,
     f: impl Fn(PathBuf, &str, Snapshot) -> T + Sync,
 ) -> Result<Vec<T>> {
-    let results: Vec<Result<T>> = paths
+    let (ok, broken) = load_paths_partial(paths, f);
+    if !broken.is_empty() {
+        return Err(broken_files_error(&broken));
+    }
+    Ok(ok)
+}
+
+/// A snapshot file that could not be read or parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrokenFile {
+    pub path: PathBuf,
+    /// `path:line: what is wrong` (or the IO error, with the path).
+    pub error: String,
+}
+
+/// The error that lists every broken file and says how to fix them.
+pub fn broken_files_error(broken: &[BrokenFile]) -> anyhow::Error {
+    anyhow!(
+        "{} content file(s) could not be read; fix them (or restore them with git) and run again:\n  {}",
+        broken.len(),
+        broken
+            .iter()
+            .map(|b| b.error.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    )
+}
+
+/// Like [`load_paths`], but a broken file does not stop the others: the files that parse are
+/// mapped with `f`, the broken ones are returned with their errors (in path order).
+pub(crate) fn load_paths_partial<T: Send>(
+    paths: Vec<PathBuf>,
+    f: impl Fn(PathBuf, &str, Snapshot) -> T + Sync,
+) -> (Vec<T>, Vec<BrokenFile>) {
+    let results: Vec<std::result::Result<T, BrokenFile>> = paths
         .into_par_iter()
         .map(|p| {
-            let text = std::fs::read_to_string(&p)
-                .with_context(|| format!("reading snapshot {}", p.display()))?;
-            let s = Snapshot::parse(&text, &p.display().to_string())?;
-            Ok(f(p, &text, s))
+            let text = match std::fs::read_to_string(&p) {
+                Ok(t) => t,
+                Err(e) => {
+                    let error = format!("reading snapshot {}: {e}", p.display());
+                    return Err(BrokenFile { path: p, error });
+                }
+            };
+            match Snapshot::parse(&text, &p.display().to_string()) {
+                Ok(s) => Ok(f(p, &text, s)),
+                Err(e) => Err(BrokenFile {
+                    path: p,
+                    error: e.to_string(),
+                }),
+            }
         })
         .collect();
     let mut ok = Vec::with_capacity(results.len());
-    let mut errors = Vec::new();
+    let mut broken = Vec::new();
     for r in results {
         match r {
             Ok(v) => ok.push(v),
-            Err(e) => errors.push(format!("{e:#}")),
+            Err(b) => broken.push(b),
         }
     }
-    if !errors.is_empty() {
-        return Err(anyhow!(
-            "{} content file(s) could not be read; fix them (or restore them with git) and run again:\n  {}",
-            errors.len(),
-            errors.join("\n  ")
-        ));
+    (ok, broken)
+}
+
+/// The (feed, id) keys a snapshot file's text still shows when it does not parse: every
+/// `feed = "…"` and `id = "…"` line that is valid TOML on its own, paired within its
+/// `[[items]]` block. A fetch uses them so a hand-broken file's items are not archived again.
+/// Linear in the text.
+pub fn recover_keys(text: &str) -> Vec<ItemKey> {
+    fn value(line: &str, key: &str) -> Option<String> {
+        let rest = line
+            .trim()
+            .strip_prefix(key)?
+            .trim_start()
+            .strip_prefix('=')?;
+        let table: toml::Table = toml::from_str(&format!("v = {}", rest.trim())).ok()?;
+        table.get("v")?.as_str().map(str::to_string)
     }
-    Ok(ok)
+    let mut keys = Vec::new();
+    let (mut feed, mut id) = (None::<String>, None::<String>);
+    let mut flush = |feed: &mut Option<String>, id: &mut Option<String>| {
+        if let (Some(f), Some(i)) = (feed.take(), id.take()) {
+            keys.push(ItemKey::new(&f, &i));
+        }
+    };
+    for line in text.lines() {
+        if line.trim() == "[[items]]" {
+            flush(&mut feed, &mut id);
+        } else if let Some(v) = value(line, "feed") {
+            feed = Some(v);
+        } else if let Some(v) = value(line, "id") {
+            id = Some(v);
+        }
+    }
+    flush(&mut feed, &mut id);
+    keys
 }
 
 #[cfg(test)]
@@ -584,6 +693,58 @@ mod tests {
         let text = "+++\nhour = 2021-07-20T08:00:00\nupdated = 2021-07-20T08:10:00Z\n+++\n";
         let e = Snapshot::parse(text, "c.md").unwrap_err();
         assert_eq!(e.line, 2, "{e}");
+    }
+
+    /// Historic offsets have seconds (Tokyo's local mean time is +09:18:59), which RFC 3339
+    /// cannot write: `%:z` dropped them and the time moved by 59 s; years before 1 were written
+    /// as `-0001`, which no TOML reader accepts. Every date written must read back as the same
+    /// instant.
+    #[test]
+    fn dates_toml_cannot_hold_are_written_as_the_same_instant_or_clamped() {
+        let lmt = FixedOffset::east_opt(9 * 3600 + 18 * 60 + 59).unwrap();
+        let t1899 = chrono::NaiveDate::from_ymd_opt(1899, 12, 31)
+            .unwrap()
+            .and_hms_opt(23, 59, 59)
+            .unwrap()
+            .and_local_timezone(lmt)
+            .unwrap();
+        assert_eq!(rfc3339(&t1899), "1899-12-31T14:41:00+00:00");
+        let year0 = chrono::NaiveDate::from_ymd_opt(0, 1, 1)
+            .unwrap()
+            .and_hms_opt(0, 0, 0)
+            .unwrap()
+            .and_local_timezone(FixedOffset::east_opt(23 * 3600 + 59 * 60).unwrap())
+            .unwrap();
+        assert_eq!(rfc3339(&year0), "0001-01-01T00:00:00+00:00");
+        let far = chrono::NaiveDate::from_ymd_opt(12000, 1, 1)
+            .unwrap()
+            .and_hms_opt(0, 0, 0)
+            .unwrap()
+            .and_utc()
+            .fixed_offset();
+        assert_eq!(rfc3339(&far), "9999-12-31T23:59:59+00:00");
+        let mut s = snapshot();
+        s.items[0].published = t1899;
+        let back = Snapshot::parse(&s.to_text(), "x.md").unwrap();
+        assert_eq!(back.items[0].published, t1899, "the same instant");
+        s.items[0].published = year0;
+        let text = s.to_text();
+        Snapshot::parse(&text, "x.md").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+
+    #[test]
+    fn recovered_keys_pair_feed_and_id_per_block() {
+        let mut text = snapshot().to_text();
+        text = text.replacen("title = ", "title = [oops ", 1);
+        assert!(Snapshot::parse(&text, "x.md").is_err());
+        let keys = recover_keys(&text);
+        assert_eq!(
+            keys,
+            vec![
+                ItemKey::new("https://example.com/feed", "a"),
+                ItemKey::new("https://example.com/feed", "b")
+            ]
+        );
     }
 
     #[test]

@@ -163,6 +163,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
             p.display()
         )
     })?;
+    let locked_at = std::time::SystemTime::now();
 
     let now = match opts.now {
         Some(t) => t.with_timezone(&config.timezone).fixed_offset(),
@@ -170,12 +171,26 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
             .with_timezone(&config.timezone)
             .fixed_offset(),
     };
-    // Everything archived so far: what "new" is measured against. A broken file stops the run,
-    // because its items could not be recognised and would be archived twice.
+    // Temp files of a run killed mid-write (older than our lock, so none of ours).
+    for p in crate::fsutil::remove_stale_temp_files(&root.join(content::CONTENT_DIR), locked_at) {
+        eprintln!("removed {}, left by an interrupted run", p.display());
+    }
+    // Everything archived so far: what "new" is measured against. A broken file does not stop
+    // the run (its items would be lost from feeds that drop them); its items are recognised by
+    // the key lines it still shows, and it is reported until it is fixed.
     let mut archive = content::load_keys(root)?;
+    for b in &archive.broken {
+        eprintln!(
+            "warning: {}\n  the run goes on; its items are recognised by their `feed` and `id` lines. Fix it or restore it with git (`matome build` fails until then)",
+            b.error
+        );
+    }
     let archived_items = archive.items;
     let mut seen = std::mem::take(&mut archive.keys);
-    let mut state = FetchState::load(root)?;
+    let (mut state, state_note) = FetchState::load_or_recover(root, now)?;
+    if let Some(note) = state_note {
+        eprintln!("warning: {note}");
+    }
 
     let mut report = RunReport {
         feeds: config.feeds.len(),
@@ -253,11 +268,19 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                     settings: &config.fetch,
                 };
                 let before = new_items.len();
+                let mut bad_dates = 0;
                 for entry in parsed.entries.iter().take(config.fetch.max_items_per_feed) {
                     let item = parse::to_item(entry, &cx);
                     if seen.insert(item.key()) {
+                        bad_dates += usize::from(parse::implausible_date(entry, now));
                         new_items.push(item);
                     }
+                }
+                if bad_dates > 0 {
+                    eprintln!(
+                        "note: {}: {bad_dates} new item(s) had an implausible date (before 1990 or more than a day ahead); archived with the run time",
+                        feed.url
+                    );
                 }
                 fs.items_archived += (new_items.len() - before) as u64;
             }
@@ -284,7 +307,12 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         let rel = content::snapshot_rel_path(&hour);
         let path = root.join(&rel);
         let mut snapshot = if path.exists() {
-            Snapshot::load(&path)?
+            // Never rewrite a file we cannot read (the curator's note would be lost). The state
+            // is not saved either, so the next run fetches these items again once it is fixed.
+            Snapshot::load(&path).context(
+                "this hour's snapshot does not parse, so the new items cannot be added to it; \
+                 nothing was written: fix the file and run again",
+            )?
         } else {
             Snapshot {
                 hour,
@@ -370,11 +398,13 @@ fn fetch_all(
         }
         let mut outcomes = Vec::with_capacity(tasks.len());
         for (feed, task) in feeds.iter().zip(tasks) {
-            let outcome = task.await.unwrap_or_else(|e| Outcome::Failed {
+            let mut outcome = task.await.unwrap_or_else(|e| Outcome::Failed {
                 error: format!("internal error while fetching: {e}"),
                 retry_after: None,
             });
-            if let Outcome::Failed { error, .. } = &outcome {
+            if let Outcome::Failed { error, .. } = &mut outcome {
+                // It may quote the server or the feed: no control bytes to the terminal or state.
+                *error = crate::text::one_line(error);
                 reporter.line(&format!("error: {}: {error}", feed.url));
             }
             reporter.tick();

@@ -202,9 +202,13 @@ fn pick_link(links: &[feed_rs::model::Link], base: Option<&url::Url>) -> Option<
     safe_http_url(&preferred.href, base)
 }
 
-/// Resolves `href` against `base` and keeps it only if it is http(s).
+/// Resolves `href` against `base` and keeps it only if it is http(s). An empty `href` is no
+/// link at all (never the base itself, which is the feed's own URL).
 pub fn safe_http_url(href: &str, base: Option<&url::Url>) -> Option<String> {
     let href = text::one_line(href);
+    if href.is_empty() {
+        return None;
+    }
     let parsed = match base {
         Some(b) => b.join(&href).ok()?,
         None => url::Url::parse(&href).ok()?,
@@ -244,15 +248,35 @@ pub fn stable_id(entry: &Entry) -> String {
     format!("sha256:{hex}")
 }
 
+/// The earliest publication date taken as real: older ones (year 0, 1899 in local mean time,
+/// the Unix epoch of an unset field) are feed bugs, and are archived with the run time.
+pub fn earliest_plausible() -> DateTime<Utc> {
+    DateTime::from_timestamp(631_152_000, 0).expect("1990-01-01T00:00:00Z")
+}
+
+/// How far past the run time a date may be before a run notes it (any future date is clamped to
+/// the run time; a clock a little fast is common and not worth a line).
+const FUTURE_NOTE_AFTER: chrono::TimeDelta = chrono::TimeDelta::days(1);
+
+/// Whether the entry's date is one [`to_item`] replaces by the run time and a run notes: before
+/// [`earliest_plausible`], or more than a day after the run time. (A date the parser could not
+/// read at all arrives as missing, which is the run time too.)
+pub fn implausible_date(entry: &Entry, now: DateTime<FixedOffset>) -> bool {
+    entry
+        .published
+        .is_some_and(|p| p < earliest_plausible() || p > now.to_utc() + FUTURE_NOTE_AFTER)
+}
+
 /// Turns an entry into an archive item: trimmed and bounded text, the date normalised to the
-/// site's zone (missing: the run time; in the future: clamped to the run time).
+/// site's zone (missing, or before 1990: the run time; in the future: clamped to the run time),
+/// so every date written is one RFC 3339 and TOML can hold.
 pub fn to_item(entry: &Entry, cx: &ItemContext) -> Item {
     let published = match entry.published {
-        Some(p) => {
+        Some(p) if p >= earliest_plausible() => {
             let p = p.with_timezone(&cx.tz).fixed_offset();
             if p > cx.now { cx.now } else { p }
         }
-        None => cx.now,
+        _ => cx.now,
     };
     let title = text::one_line(&entry.title);
     let body = text::truncate_chars(&entry.text, cx.settings.max_text_chars);
@@ -422,6 +446,79 @@ mod tests {
             crate::content::rfc3339(&to_item(&e, &cx).published),
             "2021-07-20T07:12:26+09:00"
         );
+    }
+
+    /// Year 0 with a +23:59 offset was written as `-0001-12-31T09:19:59+09:19` and broke every
+    /// later build; 1899 dates took Tokyo's local mean time (+09:18:59), which TOML cannot hold.
+    #[test]
+    fn dates_before_1990_become_the_run_time_and_are_noted() {
+        let settings = FetchSettings::default();
+        let now = DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap();
+        let cx = ItemContext {
+            kind: crate::config::FeedKind::News,
+            feed_url: URL,
+            category: "IT",
+            site: "Example",
+            now,
+            tz: chrono_tz::Asia::Tokyo,
+            settings: &settings,
+        };
+        let entry = |published: Option<&str>| Entry {
+            trend: None,
+            guid: None,
+            link: None,
+            title: "t".into(),
+            text: String::new(),
+            published: published.map(|p| DateTime::parse_from_rfc3339(p).unwrap().to_utc()),
+        };
+        for bad in [
+            "0000-01-01T00:00:00+23:59",
+            "1899-12-31T15:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "1989-12-31T23:59:59Z",
+        ] {
+            let e = entry(Some(bad));
+            assert_eq!(to_item(&e, &cx).published, now, "{bad}");
+            assert!(implausible_date(&e, now), "{bad}");
+        }
+        let far = entry(Some("9999-12-31T23:59:59Z"));
+        assert_eq!(to_item(&far, &cx).published, now);
+        assert!(implausible_date(&far, now));
+        // Kept as given: a plausible date, a clock a few minutes fast (clamped, not noted), none.
+        let ok = entry(Some("1990-01-01T00:00:00Z"));
+        assert_eq!(
+            crate::content::rfc3339(&to_item(&ok, &cx).published),
+            "1990-01-01T09:00:00+09:00"
+        );
+        assert!(!implausible_date(&ok, now));
+        let fast = entry(Some("2021-07-20T08:40:00+09:00"));
+        assert_eq!(to_item(&fast, &cx).published, now);
+        assert!(!implausible_date(&fast, now));
+        assert!(!implausible_date(&entry(None), now));
+    }
+
+    /// A trends item without `ht:picture` or a news URL stored the feed's own URL ("" resolved
+    /// against the base).
+    #[test]
+    fn an_empty_href_is_no_link_not_the_feed_url() {
+        let base = url::Url::parse(URL).unwrap();
+        assert_eq!(safe_http_url("", Some(&base)), None);
+        assert_eq!(safe_http_url(" \n ", Some(&base)), None);
+        assert_eq!(
+            safe_http_url("/a", Some(&base)).as_deref(),
+            Some("http://example.com/a")
+        );
+        let trends = r#"<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:ht="https://trends.google.com/trending/rss"><channel><title>Daily Search Trends</title><link>https://trends.google.com/</link>
+<item><title>大谷翔平</title><ht:approx_traffic>20,000+</ht:approx_traffic><ht:picture></ht:picture>
+<ht:news_item><ht:news_item_title>速報</ht:news_item_title><ht:news_item_url></ht:news_item_url></ht:news_item>
+<ht:news_item><ht:news_item_title>本塁打</ht:news_item_title><ht:news_item_url>https://example.jp/n</ht:news_item_url></ht:news_item></item>
+</channel></rss>"#;
+        let f = parse_feed(trends, URL).unwrap();
+        let t = f.entries[0].trend.as_ref().unwrap();
+        assert_eq!(t.picture, "");
+        assert_eq!(t.news.len(), 1, "{:?}", t.news);
+        assert_eq!(t.news[0].url, "https://example.jp/n");
     }
 
     #[test]

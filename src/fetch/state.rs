@@ -25,6 +25,10 @@ pub struct FetchState {
     pub version: u32,
     /// Keyed by feed URL; sorted so the committed file diffs cleanly.
     pub feeds: BTreeMap<String, FeedState>,
+    /// Why the file could not be read, when [`FetchState::load_for_health`] had to give an empty
+    /// state instead (never written).
+    #[serde(skip)]
+    pub load_error: Option<String>,
 }
 
 /// One feed's record.
@@ -80,6 +84,57 @@ impl FetchState {
         Ok(state)
     }
 
+    /// Reads the state for a fetch run. A file that is not valid state does not stop the run: it
+    /// is kept beside as `fetch-state.json.bad-YYYYMMDDTHHMMSSZ` (nothing is lost) and the run
+    /// starts from an empty state (every feed fetched unconditionally; items already archived are
+    /// still recognised from content/). Returns the note to print when that happened.
+    pub fn load_or_recover(
+        root: &Path,
+        now: DateTime<FixedOffset>,
+    ) -> Result<(FetchState, Option<String>)> {
+        let err = match FetchState::load(root) {
+            Ok(s) => return Ok((s, None)),
+            Err(e) => e,
+        };
+        let path = Self::path(root);
+        if !path.is_file() {
+            return Err(err); // unreadable for another reason (permissions, a folder): say so
+        }
+        let backup = root.join(format!(
+            "{STATE_FILE}.bad-{}",
+            now.to_utc().format("%Y%m%dT%H%M%SZ")
+        ));
+        std::fs::copy(&path, &backup).with_context(|| {
+            format!(
+                "{err:#}; keeping a copy of it as {} failed too",
+                backup.display()
+            )
+        })?;
+        let note = format!(
+            "{}\n  kept it as {} and started from an empty state: every feed is fetched \
+             unconditionally this run (nothing is archived twice)",
+            crate::text::one_line(&format!("{err:#}")),
+            backup.display()
+        );
+        Ok((
+            FetchState {
+                version: VERSION,
+                ..Default::default()
+            },
+            Some(note),
+        ))
+    }
+
+    /// Reads the state for the health page: a file that cannot be read gives an empty state with
+    /// the reason in [`FetchState::load_error`], so the site still builds and the page says why
+    /// it shows nothing.
+    pub fn load_for_health(root: &Path) -> FetchState {
+        FetchState::load(root).unwrap_or_else(|e| FetchState {
+            load_error: Some(crate::text::one_line(&format!("{e:#}"))),
+            ..Default::default()
+        })
+    }
+
     /// Writes the state atomically.
     pub fn save(&self, root: &Path) -> Result<()> {
         let current = FetchState {
@@ -120,14 +175,20 @@ impl FeedState {
     ) {
         self.last_attempt = Some(now);
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
-        self.last_error = Some(error);
+        // The error may quote the server or the feed: no control bytes into the file or pages.
+        self.last_error = Some(crate::text::one_line(&error));
         let backoff = backoff_delay(url, self.consecutive_failures, base, max);
         let wait = match retry_after {
             Some(r) => r.min(max).max(backoff),
             None => backoff,
         };
-        self.next_attempt = (!wait.is_zero())
-            .then(|| now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX));
+        // Saturating: no setting or Retry-After can overflow the date (the config bounds both).
+        self.next_attempt = (!wait.is_zero()).then(|| {
+            chrono::Duration::from_std(wait)
+                .ok()
+                .and_then(|d| now.checked_add_signed(d))
+                .unwrap_or(now + chrono::Duration::days(365))
+        });
     }
 }
 
@@ -200,6 +261,57 @@ mod tests {
         let now = t("2021-07-20T08:00:00+09:00");
         s.record_failure("u", now, "HTTP 429".into(), Some(2 * H), H, 24 * H);
         assert_eq!(s.next_attempt, Some(now + chrono::Duration::hours(2)));
+    }
+
+    /// Control bytes in an error (a status line or a parser message quoting the feed) reached
+    /// fetch-state.json and the health page.
+    #[test]
+    fn control_bytes_in_errors_are_not_recorded() {
+        let mut s = FeedState::default();
+        let now = t("2021-07-20T08:00:00+09:00");
+        s.record_failure(
+            "u",
+            now,
+            "HTTP 500 \u{1b}[31mred\u{7}\u{0}\u{9b}x\nnext".into(),
+            None,
+            H,
+            24 * H,
+        );
+        assert_eq!(s.last_error.as_deref(), Some("HTTP 500 [31mredx next"));
+    }
+
+    /// `backoff_base = backoff_max = 1e15` panicked when the next attempt overflowed the date.
+    #[test]
+    fn a_huge_backoff_does_not_overflow_the_date() {
+        let mut s = FeedState::default();
+        let now = t("2021-07-20T08:00:00+09:00");
+        let huge = Duration::from_secs_f64(1e15);
+        for _ in 0..3 {
+            s.record_failure("u", now, "x".into(), Some(huge), huge, huge);
+        }
+        assert!(s.next_attempt.unwrap() > now);
+    }
+
+    /// A corrupt fetch-state.json stopped every fetch (and build). A fetch keeps a copy of it and
+    /// starts fresh; the health page gets the reason.
+    #[test]
+    fn a_corrupt_state_is_kept_aside_and_the_run_starts_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = t("2021-07-20T08:00:00+09:00");
+        std::fs::write(dir.path().join(STATE_FILE), "{\"version\": 1, \"feeds\": {").unwrap();
+        let health = FetchState::load_for_health(dir.path());
+        assert!(health.feeds.is_empty());
+        assert!(health.load_error.unwrap().contains(STATE_FILE));
+        let (st, note) = FetchState::load_or_recover(dir.path(), now).unwrap();
+        assert!(st.feeds.is_empty());
+        let note = note.unwrap();
+        assert!(
+            note.contains("fetch-state.json.bad-20210719T230000Z"),
+            "{note}"
+        );
+        let kept =
+            std::fs::read_to_string(dir.path().join("fetch-state.json.bad-20210719T230000Z"));
+        assert_eq!(kept.unwrap(), "{\"version\": 1, \"feeds\": {");
     }
 
     #[test]

@@ -289,7 +289,8 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let _lock = fsutil::SiteLock::acquire(root, |p| {
         eprintln!("waiting for another matome run to finish ({})", p.display())
     })?;
-    let archive = Archive::load(root)?;
+    // A file that does not parse is left out (and named at the end): every other page builds.
+    let (archive, broken) = Archive::load_partial(root)?;
     let search = crate::search::index::update(root, &config, &archive)?;
     let filters = Filters {
         base_url: base_url.clone(),
@@ -299,9 +300,12 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         timezone: config.timezone,
     };
     let theme = Theme::load(root, &config.theme, filters)?;
-    // The feed-health page changes with the fetch state (read once; a missing file is empty).
-    let state = FetchState::load(root)?;
-    let state_hash = fsutil::fnv1a(&serde_json::to_vec(&state)?);
+    // The feed-health page changes with the fetch state (read once; a missing file is empty, an
+    // unreadable one is empty with the reason shown on the page).
+    let state = FetchState::load_for_health(root);
+    let mut state_bytes = serde_json::to_vec(&state)?;
+    state_bytes.extend_from_slice(state.load_error.as_deref().unwrap_or("").as_bytes());
+    let state_hash = fsutil::fnv1a(&state_bytes);
     let health = Some((state, state_hash));
     let t_load = started.elapsed();
     let site = Site::new(&config, &archive, base_url.clone(), health);
@@ -373,11 +377,22 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         .chain(theme.statics.keys().map(String::as_str))
         .collect();
     let mut removed = 0;
+    // With a broken content file its pages are missing from the plan: keep what the last build
+    // wrote of them until it is fixed (the build fails, so nothing half-built is deployed).
+    let kept: Vec<(String, u64)> = if broken.is_empty() {
+        Vec::new()
+    } else {
+        old.pages
+            .iter()
+            .filter(|(p, _)| !live.contains(p.as_str()))
+            .map(|(p, fp)| (p.clone(), *fp))
+            .collect()
+    };
     for gone in old
         .pages
         .keys()
         .chain(old.statics.iter())
-        .filter(|p| !live.contains(p.as_str()))
+        .filter(|p| !live.contains(p.as_str()) && broken.is_empty())
     {
         let path = output.join(gone);
         if std::fs::remove_file(&path).is_ok() {
@@ -400,6 +415,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
             .iter()
             .filter(|p| !failed.contains(&p.path))
             .map(|p| (p.path.clone(), p.fp))
+            .chain(kept)
             .collect(),
         statics: theme.statics.keys().cloned().collect(),
         search_months,
@@ -415,6 +431,20 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         && let Ok(bytes) = postcard::to_stdvec(&state)
     {
         let _ = fsutil::write_if_changed(&state_file, &bytes);
+    }
+    if !broken.is_empty() {
+        // Exit status 2, like a config error: the curator must fix the file.
+        bail!(
+            "{:#}\n(every other page was built: {} of {} files rendered{})",
+            crate::content::broken_files_error(&broken),
+            todo.len() - errors.len(),
+            plan.len(),
+            if errors.is_empty() {
+                String::new()
+            } else {
+                format!("; {} page(s) failed: {}", errors.len(), errors.join("; "))
+            }
+        );
     }
     if !errors.is_empty() {
         let shown: Vec<&String> = errors.iter().take(10).collect();

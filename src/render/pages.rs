@@ -1578,6 +1578,8 @@ fn health_page(site: &Site, theme: &Theme) -> Result<Vec<u8>> {
         feeds: Vec<FeedHealth>,
         failing: usize,
         total: usize,
+        /// Why fetch-state.json could not be read, if it could not.
+        state_error: Option<String>,
     }
     let empty = FetchState::default();
     let state = site.health.as_ref().unwrap_or(&empty);
@@ -1590,7 +1592,7 @@ fn health_page(site: &Site, theme: &Theme) -> Result<Vec<u8>> {
             let name = f
                 .site
                 .clone()
-                .or_else(|| st.and_then(|s| s.title.clone()))
+                .or_else(|| st.and_then(|s| s.title.as_deref().map(crate::text::one_line)))
                 .unwrap_or_else(|| f.url.clone());
             let status = match st {
                 None => "never",
@@ -1608,7 +1610,8 @@ fn health_page(site: &Site, theme: &Theme) -> Result<Vec<u8>> {
                 last_success: t(st.and_then(|s| s.last_success.as_ref())),
                 last_attempt: t(st.and_then(|s| s.last_attempt.as_ref())),
                 consecutive_failures: st.map_or(0, |s| s.consecutive_failures),
-                last_error: st.and_then(|s| s.last_error.clone()),
+                // A state file from an older matome may hold control bytes a feed sent.
+                last_error: st.and_then(|s| s.last_error.as_deref().map(crate::text::one_line)),
                 next_attempt: t(st.and_then(|s| s.next_attempt.as_ref())),
                 items_archived: st.map_or(0, |s| s.items_archived),
             }
@@ -1625,6 +1628,7 @@ fn health_page(site: &Site, theme: &Theme) -> Result<Vec<u8>> {
         failing: feeds.iter().filter(|f| f.status == "failing").count(),
         total: feeds.len(),
         feeds,
+        state_error: state.load_error.clone(),
     };
     Ok(theme
         .render(

@@ -155,7 +155,17 @@ impl Theme {
     }
 }
 
+/// Escapes text for HTML and XML output, dropping the characters XML 1.0 does not allow (NUL
+/// and the other C0 controls but tab and line breaks, U+FFFE, U+FFFF) and the C1 controls, so
+/// no name or title, from a feed or a hand-edited file, makes atom.xml or a sitemap ill-formed.
 fn escape(s: &str) -> String {
+    let invalid = |c: char| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
+    };
+    if s.contains(invalid) {
+        let clean: String = s.chars().filter(|&c| !invalid(c)).collect();
+        return quick_xml::escape::escape(clean.as_str()).into_owned();
+    }
     quick_xml::escape::escape(s).into_owned()
 }
 

@@ -8,6 +8,7 @@ mod fetch;
 mod import;
 mod init_check;
 mod quality;
+mod robust;
 mod search;
 mod search_page;
 pub mod serve;
