@@ -38,8 +38,14 @@ impl std::str::FromStr for StepOutcome {
             .split_once('=')
             .ok_or_else(|| format!("`{s}` is not STEP=RESULT, such as build=failure"))?;
         let step = step.trim();
-        if step.is_empty() || !step.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_') {
-            return Err(format!("`{step}` is not a step name (letters, digits, - and _)"));
+        if step.is_empty()
+            || !step
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(format!(
+                "`{step}` is not a step name (letters, digits, - and _)"
+            ));
         }
         let ok = match result.trim() {
             "success" => true,
@@ -51,7 +57,10 @@ impl std::str::FromStr for StepOutcome {
                 ));
             }
         };
-        Ok(StepOutcome { step: step.to_string(), ok })
+        Ok(StepOutcome {
+            step: step.to_string(),
+            ok,
+        })
     }
 }
 
@@ -74,7 +83,11 @@ pub struct AlertReport {
 /// Where the current state says a problem is.
 enum Status {
     /// Failing; `due` once it has lasted long enough to alert.
-    Open { due: bool, since: DateTime<FixedOffset>, message: String },
+    Open {
+        due: bool,
+        since: DateTime<FixedOffset>,
+        message: String,
+    },
     Solved,
     /// Nothing new is known (a step not reported this run): leave it as it is.
     Unchanged,
@@ -85,10 +98,14 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
     let config = Config::load(root)?;
     let mut report = AlertReport::default();
     let Some(settings) = &config.alerts else {
-        report.lines.push("no [alerts] in matome.toml: nothing to do".into());
+        report
+            .lines
+            .push("no [alerts] in matome.toml: nothing to do".into());
         return Ok(report);
     };
-    let now = opts.now.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
+    let now = opts
+        .now
+        .unwrap_or_else(|| chrono::Utc::now().fixed_offset());
     let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
         eprintln!("waiting for another matome run to finish ({})", p.display())
     })?;
@@ -100,7 +117,11 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
     // Every problem known now or before.
     let mut keys: Vec<String> = state.alerts.keys().cloned().collect();
     for f in &config.feeds {
-        if fetch.feeds.get(&f.url).is_some_and(|s| s.consecutive_failures > 0) {
+        if fetch
+            .feeds
+            .get(&f.url)
+            .is_some_and(|s| s.consecutive_failures > 0)
+        {
             keys.push(format!("feed:{}", f.url));
         }
     }
@@ -115,11 +136,10 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
         let old = state.alerts.get(&key);
         let status = if let Some(url) = key.strip_prefix("feed:") {
             match fetch.feeds.get(url) {
-                Some(fs) if fs.consecutive_failures > 0 && config.feeds.iter().any(|f| f.url == url) => {
-                    let since = fs
-                        .last_success
-                        .or(old.map(|o| o.since))
-                        .unwrap_or(now);
+                Some(fs)
+                    if fs.consecutive_failures > 0 && config.feeds.iter().any(|f| f.url == url) =>
+                {
+                    let since = fs.last_success.or(old.map(|o| o.since)).unwrap_or(now);
                     Status::Open {
                         due: now - since >= threshold,
                         since,
@@ -140,7 +160,10 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
                     since: old.map(|o| o.since).unwrap_or(now),
                     message: format!(
                         "the workflow's {step} step failed{}",
-                        run_url.as_deref().map(|u| format!(": {u}")).unwrap_or_default()
+                        run_url
+                            .as_deref()
+                            .map(|u| format!(": {u}"))
+                            .unwrap_or_default()
                     ),
                 },
                 Some(_) => Status::Solved,
@@ -151,15 +174,22 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
         };
         match status {
             Status::Unchanged => {}
-            Status::Open { due, since, message } => {
-                let entry = state.alerts.entry(key.clone()).or_insert_with(|| AlertState {
-                    since,
-                    message: message.clone(),
-                    alerted: None,
-                    sent_to: Vec::new(),
-                    recovered: None,
-                    recovery_sent_to: Vec::new(),
-                });
+            Status::Open {
+                due,
+                since,
+                message,
+            } => {
+                let entry = state
+                    .alerts
+                    .entry(key.clone())
+                    .or_insert_with(|| AlertState {
+                        since,
+                        message: message.clone(),
+                        alerted: None,
+                        sent_to: Vec::new(),
+                        recovered: None,
+                        recovery_sent_to: Vec::new(),
+                    });
                 entry.since = since;
                 // Failing again before the recovery went out: the alert still stands.
                 entry.recovered = None;
@@ -173,11 +203,23 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
                     if entry.sent_to.contains(&d.name()) {
                         continue;
                     }
-                    match d.send(root, &config, "problem", &key, &subject, &entry.message, since) {
+                    match d.send(
+                        root,
+                        &config,
+                        "problem",
+                        &key,
+                        &subject,
+                        &entry.message,
+                        since,
+                    ) {
                         Ok(()) => {
                             entry.sent_to.push(d.name());
                             report.sent += 1;
-                            report.lines.push(format!("alert sent ({}): {}", d.name(), entry.message));
+                            report.lines.push(format!(
+                                "alert sent ({}): {}",
+                                d.name(),
+                                entry.message
+                            ));
                         }
                         Err(e) => report.failed.push(format!("alert to {}: {e:#}", d.name())),
                     }
@@ -187,7 +229,9 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
                 }
             }
             Status::Solved => {
-                let Some(entry) = state.alerts.get_mut(&key) else { continue };
+                let Some(entry) = state.alerts.get_mut(&key) else {
+                    continue;
+                };
                 if entry.sent_to.is_empty() {
                     state.alerts.remove(&key);
                     continue;
@@ -200,16 +244,30 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
                     if !entry.sent_to.contains(&n) || entry.recovery_sent_to.contains(&n) {
                         continue;
                     }
-                    match d.send(root, &config, "recovered", &key, &subject, &message, entry.since) {
+                    match d.send(
+                        root,
+                        &config,
+                        "recovered",
+                        &key,
+                        &subject,
+                        &message,
+                        entry.since,
+                    ) {
                         Ok(()) => {
                             entry.recovery_sent_to.push(n.clone());
                             report.sent += 1;
-                            report.lines.push(format!("recovery sent ({n}): {}", entry.message));
+                            report
+                                .lines
+                                .push(format!("recovery sent ({n}): {}", entry.message));
                         }
                         Err(e) => report.failed.push(format!("recovery to {n}: {e:#}")),
                     }
                 }
-                if entry.sent_to.iter().all(|n| entry.recovery_sent_to.contains(n)) {
+                if entry
+                    .sent_to
+                    .iter()
+                    .all(|n| entry.recovery_sent_to.contains(n))
+                {
                     state.alerts.remove(&key);
                 }
             }
@@ -217,8 +275,14 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
     }
     state.save(root)?;
     if report.sent == 0 && report.failed.is_empty() {
-        let open = state.alerts.values().filter(|a| a.alerted.is_some()).count();
-        report.lines.push(format!("no new alert ({open} problem(s) already alerted)"));
+        let open = state
+            .alerts
+            .values()
+            .filter(|a| a.alerted.is_some())
+            .count();
+        report
+            .lines
+            .push(format!("no new alert ({open} problem(s) already alerted)"));
     }
     Ok(report)
 }
@@ -279,9 +343,16 @@ impl Destination<'_> {
     ) -> Result<()> {
         let mut redactor = crate::publish::targets::Redactor::default();
         let r = match self {
-            Destination::Webhook(env) => {
-                webhook(env, config, event, key, subject, message, since, &mut redactor)
-            }
+            Destination::Webhook(env) => webhook(
+                env,
+                config,
+                event,
+                key,
+                subject,
+                message,
+                since,
+                &mut redactor,
+            ),
             Destination::Email(e) => email(root, e, subject, message, &mut redactor),
         };
         r.map_err(|e| anyhow!("{}", redactor.redact(&format!("{e:#}"))))
@@ -369,7 +440,10 @@ fn email(
             .or_else(|| e.ca_file.as_ref().map(|p| root.join(p)));
         if let Some(ca) = ca {
             let pem = std::fs::read(&ca).with_context(|| {
-                format!("reading the CA file {} (alerts.email.ca_file or MATOME_SMTP_CA_FILE)", ca.display())
+                format!(
+                    "reading the CA file {} (alerts.email.ca_file or MATOME_SMTP_CA_FILE)",
+                    ca.display()
+                )
             })?;
             tls = tls.add_root_certificate(
                 Certificate::from_pem(&pem)
@@ -383,7 +457,9 @@ fn email(
     };
     builder = builder.port(e.port).timeout(Some(Duration::from_secs(30)));
     let user = std::env::var(&e.user_env).ok().filter(|v| !v.is_empty());
-    let password = std::env::var(&e.password_env).ok().filter(|v| !v.is_empty());
+    let password = std::env::var(&e.password_env)
+        .ok()
+        .filter(|v| !v.is_empty());
     match (user, password) {
         (Some(u), Some(p)) => {
             redactor.add(&p);
@@ -411,7 +487,10 @@ mod tests {
     fn step_outcomes_parse_github_results() {
         assert_eq!(
             "build=failure".parse::<StepOutcome>().unwrap(),
-            StepOutcome { step: "build".into(), ok: false }
+            StepOutcome {
+                step: "build".into(),
+                ok: false
+            }
         );
         assert!("deploy=success".parse::<StepOutcome>().unwrap().ok);
         let e = "deploy=skipped".parse::<StepOutcome>().unwrap_err();

@@ -307,7 +307,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             for f in &r.failed {
                 eprintln!("error: publish {f}");
             }
-            println!("{} post(s) sent, {} target(s) failed", r.posted, r.failed.len());
+            println!(
+                "{} post(s) sent, {} target(s) failed",
+                r.posted,
+                r.failed.len()
+            );
             Ok(if args.strict && !r.failed.is_empty() {
                 ExitCode::from(1)
             } else {

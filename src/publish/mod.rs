@@ -85,13 +85,20 @@ fn digest_files(root: &Path, tz: chrono_tz::Tz) -> Result<Vec<DigestFile>> {
     for path in crate::content::snapshot_paths(root)? {
         let rel = crate::content::rel_name(root, &path);
         let parts: Vec<&str> = rel.split('/').collect();
-        let [_, y, m, d, hm] = parts[..] else { continue };
+        let [_, y, m, d, hm] = parts[..] else {
+            continue;
+        };
         let stamp = format!("{y}-{m}-{d} {}", hm.trim_end_matches(".md"));
         let Ok(local) = chrono::NaiveDateTime::parse_from_str(&stamp, "%Y-%m-%d %H%M") else {
             continue;
         };
-        let Some(hour) = tz.from_local_datetime(&local).earliest() else { continue };
-        out.push(DigestFile { hour: hour.fixed_offset(), path });
+        let Some(hour) = tz.from_local_datetime(&local).earliest() else {
+            continue;
+        };
+        out.push(DigestFile {
+            hour: hour.fixed_offset(),
+            path,
+        });
     }
     out.sort_by_key(|f| f.hour);
     Ok(out)
@@ -113,7 +120,11 @@ fn day_of(hour: &DateTime<FixedOffset>, tz: chrono_tz::Tz) -> NaiveDate {
 
 /// The last second of `day` in the site's zone: a trends day's place among the digests.
 fn end_of_day(day: NaiveDate, tz: chrono_tz::Tz) -> DateTime<FixedOffset> {
-    let next = day.succ_opt().unwrap_or(day).and_hms_opt(0, 0, 0).expect("midnight");
+    let next = day
+        .succ_opt()
+        .unwrap_or(day)
+        .and_hms_opt(0, 0, 0)
+        .expect("midnight");
     let start = tz
         .from_local_datetime(&next)
         .earliest()
@@ -182,13 +193,19 @@ impl Maker<'_> {
         item.trend.is_some() || self.trend_feeds.contains(&item.feed.as_str())
     }
 
-    fn trend_words<'b>(&self, items: impl Iterator<Item = &'b crate::content::Item>) -> Vec<TrendWord> {
+    fn trend_words<'b>(
+        &self,
+        items: impl Iterator<Item = &'b crate::content::Item>,
+    ) -> Vec<TrendWord> {
         let mut words: Vec<TrendWord> = Vec::new();
         for it in items.filter(|it| self.is_trend(it)) {
             let volume = it.trend.as_ref().and_then(|t| t.volume);
             match words.iter_mut().find(|w| w.word == it.title) {
                 Some(w) => w.volume = w.volume.max(volume),
-                None => words.push(TrendWord { word: it.title.clone(), volume }),
+                None => words.push(TrendWord {
+                    word: it.title.clone(),
+                    volume,
+                }),
             }
         }
         words.sort_by(|a, b| b.volume.cmp(&a.volume));
@@ -207,7 +224,10 @@ impl Maker<'_> {
         let mut counts: Vec<(String, usize)> = Vec::new();
         for it in &news {
             for k in &it.keywords {
-                match counts.iter_mut().find(|(w, _)| w.to_lowercase() == k.to_lowercase()) {
+                match counts
+                    .iter_mut()
+                    .find(|(w, _)| w.to_lowercase() == k.to_lowercase())
+                {
                     Some((_, n)) => *n += 1,
                     None => counts.push((k.clone(), 1)),
                 }
@@ -217,11 +237,21 @@ impl Maker<'_> {
         let keywords: Vec<String> = counts.into_iter().take(10).map(|(w, _)| w).collect();
         let strings = crate::render::strings::Strings::of(self.config.language);
         let heading = strings.digest_heading(
-            &snap.hour.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string(),
+            &snap
+                .hour
+                .with_timezone(&tz)
+                .format("%Y-%m-%d %H:%M")
+                .to_string(),
             snap.items.len(),
         );
         let description = cut_chars(
-            &snap.items.iter().take(3).map(|it| it.title.as_str()).collect::<Vec<_>>().join(" / "),
+            &snap
+                .items
+                .iter()
+                .take(3)
+                .map(|it| it.title.as_str())
+                .collect::<Vec<_>>()
+                .join(" / "),
             300,
         );
         Ok(Some(Post {
@@ -232,7 +262,11 @@ impl Maker<'_> {
                 kind: "digest",
                 site_title: self.config.title.clone(),
                 heading,
-                url: format!("{}{}", self.base_url, crate::content::digest_path(&snap.hour, tz)),
+                url: format!(
+                    "{}{}",
+                    self.base_url,
+                    crate::content::digest_path(&snap.hour, tz)
+                ),
                 time: crate::content::rfc3339(&snap.hour),
                 items: snap.items.len(),
                 hashtags: text::hashtags(keywords.iter().map(String::as_str), 10),
@@ -263,7 +297,11 @@ impl Maker<'_> {
             Language::En => format!("Trend words of {date}"),
         };
         let description = cut_chars(
-            &words.iter().map(|w| w.word.as_str()).collect::<Vec<_>>().join(" / "),
+            &words
+                .iter()
+                .map(|w| w.word.as_str())
+                .collect::<Vec<_>>()
+                .join(" / "),
             300,
         );
         Ok(Some(Post {
@@ -325,14 +363,18 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
     let config = Config::load(root)?;
     let mut report = PublishReport::default();
     if config.publish.is_empty() {
-        report.lines.push("no [[publish]] targets in matome.toml: nothing to do".into());
+        report
+            .lines
+            .push("no [[publish]] targets in matome.toml: nothing to do".into());
         return Ok(report);
     }
     let base_url = match &opts.base_url {
         Some(u) => crate::render::normalize_base_url(u).context("--base-url")?,
         None => config.base_url.clone(),
     };
-    let now = opts.now.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
+    let now = opts
+        .now
+        .unwrap_or_else(|| chrono::Utc::now().fixed_offset());
     let templates = Templates::load(root, &config.theme)?;
     let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
         eprintln!("waiting for another matome run to finish ({})", p.display())
@@ -397,11 +439,19 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
             report.lines.push(format!(
                 "{name}: deferred after {} failure(s) until {}",
                 ts.consecutive_failures,
-                ts.next_attempt.map(|t| crate::content::rfc3339(&t)).unwrap_or_default()
+                ts.next_attempt
+                    .map(|t| crate::content::rfc3339(&t))
+                    .unwrap_or_default()
             ));
             continue;
         }
-        let planned = plan(&files, ts.cursor(), t.trends && has_trends, config.timezone, t.max_posts_per_run);
+        let planned = plan(
+            &files,
+            ts.cursor(),
+            t.trends && has_trends,
+            config.timezone,
+            t.max_posts_per_run,
+        );
         if planned.is_empty() {
             report.lines.push(format!("{name}: nothing new"));
             continue;
@@ -410,7 +460,14 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
         let creds = match targets::credentials(t, &mut redactor) {
             Ok(c) => c,
             Err(e) => {
-                fail(&mut state, &mut report, name, now, format!("{e:#}"), &redactor);
+                fail(
+                    &mut state,
+                    &mut report,
+                    name,
+                    now,
+                    format!("{e:#}"),
+                    &redactor,
+                );
                 state.save(root)?;
                 continue;
             }
@@ -426,7 +483,14 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
                     continue;
                 }
                 Err(e) => {
-                    fail(&mut state, &mut report, name, now, format!("{e:#}"), &redactor);
+                    fail(
+                        &mut state,
+                        &mut report,
+                        name,
+                        now,
+                        format!("{e:#}"),
+                        &redactor,
+                    );
                     break;
                 }
             };
@@ -435,7 +499,10 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
                     report.lines.push(format!(
                         "{name}: posted {}{}",
                         post.id,
-                        remote.as_deref().map(|r| format!(" ({})", redactor.redact(r))).unwrap_or_default()
+                        remote
+                            .as_deref()
+                            .map(|r| format!(" ({})", redactor.redact(r)))
+                            .unwrap_or_default()
                     ));
                     report.posted += 1;
                     let ts = state.targets.get_mut(name).expect("target");
@@ -443,7 +510,14 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
                     state.save(root)?;
                 }
                 Err(e) => {
-                    fail(&mut state, &mut report, name, now, format!("posting {}: {e:#}", post.id), &redactor);
+                    fail(
+                        &mut state,
+                        &mut report,
+                        name,
+                        now,
+                        format!("posting {}: {e:#}", post.id),
+                        &redactor,
+                    );
                     break;
                 }
             }
@@ -500,12 +574,18 @@ mod tests {
             p.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
             [Planned::Trends(1), Planned::Digest(2), Planned::Digest(3)]
         );
-        assert_eq!(p[0].0, DateTime::parse_from_rfc3339("2021-07-20T23:59:59+09:00").unwrap());
+        assert_eq!(
+            p[0].0,
+            DateTime::parse_from_rfc3339("2021-07-20T23:59:59+09:00").unwrap()
+        );
         // Without trends, after the last: nothing; a cap limits a backlog.
         assert!(plan(&f, Some(f[3].hour), true, tz, 10).is_empty());
         assert_eq!(plan(&f, None, false, tz, 2).len(), 2);
         // Once the trends post is through, it is not planned again.
         let p = plan(&f, Some(p[0].0), true, tz, 10);
-        assert_eq!(p.iter().map(|(_, p)| *p).collect::<Vec<_>>(), [Planned::Digest(2), Planned::Digest(3)]);
+        assert_eq!(
+            p.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
+            [Planned::Digest(2), Planned::Digest(3)]
+        );
     }
 }

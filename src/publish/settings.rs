@@ -187,7 +187,8 @@ fn env_name(v: &Spanned<String>, key: &str, at: At) -> Result<String> {
 
 fn http_url(v: &Spanned<String>, key: &str, at: At) -> Result<String> {
     let s = v.get_ref().trim();
-    crate::config::check_feed_url(s).map_err(|why| anyhow::anyhow!("{}: {key}: {why}", at(v.span())))?;
+    crate::config::check_feed_url(s)
+        .map_err(|why| anyhow::anyhow!("{}: {key}: {why}", at(v.span())))?;
     Ok(s.trim_end_matches('/').to_string())
 }
 
@@ -213,7 +214,11 @@ pub(crate) fn publish_targets(raw: Vec<RawPublish>, at: At) -> Result<Vec<Publis
                     "{}: publish.{key} does not apply to kind = {:?} (only to {})",
                     at(v.span()),
                     kind.as_str(),
-                    kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+                    kinds
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 _ => Ok(()),
             }
@@ -241,7 +246,10 @@ pub(crate) fn publish_targets(raw: Vec<RawPublish>, at: At) -> Result<Vec<Publis
         if let Some(m) = &r.max_chars
             && kind != Mastodon
         {
-            bail!("{}: publish.max_chars only applies to kind = \"mastodon\"", at(m.span()));
+            bail!(
+                "{}: publish.max_chars only applies to kind = \"mastodon\"",
+                at(m.span())
+            );
         }
         let line = at(r.kind.span());
         let name = match &r.name {
@@ -263,7 +271,9 @@ pub(crate) fn publish_targets(raw: Vec<RawPublish>, at: At) -> Result<Vec<Publis
         let (handle, endpoint, secret_env, signing_env) = match kind {
             Bluesky => {
                 let Some(h) = &r.handle else {
-                    bail!("{line}: publish: kind = \"bluesky\" needs `handle` (e.g. \"matome.bsky.social\")");
+                    bail!(
+                        "{line}: publish: kind = \"bluesky\" needs `handle` (e.g. \"matome.bsky.social\")"
+                    );
                 };
                 let service = match &r.service {
                     Some(s) => http_url(s, "publish.service", at)?,
@@ -278,7 +288,9 @@ pub(crate) fn publish_targets(raw: Vec<RawPublish>, at: At) -> Result<Vec<Publis
             }
             Mastodon => {
                 let Some(i) = &r.instance else {
-                    bail!("{line}: publish: kind = \"mastodon\" needs `instance` (e.g. \"https://mastodon.social\")");
+                    bail!(
+                        "{line}: publish: kind = \"mastodon\" needs `instance` (e.g. \"https://mastodon.social\")"
+                    );
                 };
                 (
                     String::new(),
@@ -308,7 +320,9 @@ pub(crate) fn publish_targets(raw: Vec<RawPublish>, at: At) -> Result<Vec<Publis
         };
         let visibility = match &r.visibility {
             None => "public".to_string(),
-            Some(v) if ["public", "unlisted", "private", "direct"].contains(&v.get_ref().as_str()) => {
+            Some(v)
+                if ["public", "unlisted", "private", "direct"].contains(&v.get_ref().as_str()) =>
+            {
                 v.get_ref().clone()
             }
             Some(v) => bail!(
@@ -324,7 +338,10 @@ pub(crate) fn publish_targets(raw: Vec<RawPublish>, at: At) -> Result<Vec<Publis
         let max_posts_per_run = match &r.max_posts_per_run {
             None => 3,
             Some(m) if *m.get_ref() >= 1 => *m.get_ref(),
-            Some(m) => bail!("{}: publish.max_posts_per_run must be at least 1", at(m.span())),
+            Some(m) => bail!(
+                "{}: publish.max_posts_per_run must be at least 1",
+                at(m.span())
+            ),
         };
         out.push(PublishTarget {
             name,
@@ -353,12 +370,18 @@ pub(crate) fn alert_settings(
     let feed_failing_hours = match &raw.feed_failing_hours {
         None => 24,
         Some(h) if *h.get_ref() >= 1 => *h.get_ref(),
-        Some(h) => bail!("{}: alerts.feed_failing_hours must be at least 1", at(h.span())),
+        Some(h) => bail!(
+            "{}: alerts.feed_failing_hours must be at least 1",
+            at(h.span())
+        ),
     };
     let webhook_env = raw
         .webhook_env
         .as_ref()
-        .map(|v| env_name(v, "webhook_env", at).map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("publish.", "alerts."))))
+        .map(|v| {
+            env_name(v, "webhook_env", at)
+                .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("publish.", "alerts.")))
+        })
         .transpose()?;
     let email = match raw.email {
         None => None,
@@ -375,11 +398,17 @@ pub(crate) fn alert_settings(
                 );
             }
             if e.to.get_ref().is_empty() {
-                bail!("{}: alerts.email.to must list at least one address", at(e.to.span()));
+                bail!(
+                    "{}: alerts.email.to must list at least one address",
+                    at(e.to.span())
+                );
             }
             for t in e.to.get_ref() {
                 if t.parse::<lettre::message::Mailbox>().is_err() {
-                    bail!("{}: alerts.email.to: {t:?} is not an e-mail address", at(e.to.span()));
+                    bail!(
+                        "{}: alerts.email.to: {t:?} is not an e-mail address",
+                        at(e.to.span())
+                    );
                 }
             }
             Some(EmailSettings {
@@ -388,7 +417,9 @@ pub(crate) fn alert_settings(
                 from,
                 to: e.to.into_inner(),
                 user_env: e.user_env.unwrap_or_else(|| "MATOME_SMTP_USER".into()),
-                password_env: e.password_env.unwrap_or_else(|| "MATOME_SMTP_PASSWORD".into()),
+                password_env: e
+                    .password_env
+                    .unwrap_or_else(|| "MATOME_SMTP_PASSWORD".into()),
                 starttls: e.starttls.unwrap_or(true),
                 ca_file: e.ca_file,
             })

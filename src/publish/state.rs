@@ -162,8 +162,7 @@ impl TargetState {
         self.last_attempt = Some(now);
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         self.last_error = Some(error);
-        let wait =
-            crate::fetch::state::backoff_delay(name, self.consecutive_failures, H, 24 * H);
+        let wait = crate::fetch::state::backoff_delay(name, self.consecutive_failures, H, 24 * H);
         self.next_attempt = (!wait.is_zero())
             .then(|| now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX));
     }
@@ -184,7 +183,12 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(s.cursor(), s.since);
-        s.record_post(t("2021-07-20T10:17:00+09:00"), t("2021-07-20T09:00:00+09:00"), "digest:x", None);
+        s.record_post(
+            t("2021-07-20T10:17:00+09:00"),
+            t("2021-07-20T09:00:00+09:00"),
+            "digest:x",
+            None,
+        );
         assert_eq!(s.cursor(), Some(t("2021-07-20T09:00:00+09:00")));
         let empty = TargetState::default();
         assert_eq!(empty.cursor(), None);
@@ -195,7 +199,10 @@ mod tests {
         let now = t("2021-07-20T08:00:00+09:00");
         let mut s = TargetState::default();
         s.record_failure("bluesky", now, "HTTP 500".into());
-        assert!(s.is_due(now), "the first failure is retried at the next run");
+        assert!(
+            s.is_due(now),
+            "the first failure is retried at the next run"
+        );
         s.record_failure("bluesky", now, "HTTP 500".into());
         assert!(!s.is_due(now + chrono::Duration::minutes(30)));
         assert!(s.is_due(now + chrono::Duration::hours(2)));
@@ -208,7 +215,13 @@ mod tests {
     fn round_trips_through_json() {
         let dir = tempfile::tempdir().unwrap();
         let mut st = PublishState::load(dir.path()).unwrap();
-        st.targets.insert("b".into(), TargetState { kind: "bluesky".into(), ..Default::default() });
+        st.targets.insert(
+            "b".into(),
+            TargetState {
+                kind: "bluesky".into(),
+                ..Default::default()
+            },
+        );
         st.alerts.insert(
             "step:build".into(),
             AlertState {

@@ -105,9 +105,15 @@ pub fn credentials(t: &PublishTarget, redactor: &mut Redactor) -> Result<Credent
             ),
         }
     };
-    if matches!(t.kind, PublishKind::Slack | PublishKind::Discord | PublishKind::Webhook) {
+    if matches!(
+        t.kind,
+        PublishKind::Slack | PublishKind::Discord | PublishKind::Webhook
+    ) {
         crate::config::check_feed_url(&secret).map_err(|_| {
-            anyhow!("the environment variable {} does not hold an http(s) URL", t.secret_env)
+            anyhow!(
+                "the environment variable {} does not hold an http(s) URL",
+                t.secret_env
+            )
         })?;
     }
     if t.kind != PublishKind::Webhook || t.endpoint.is_empty() {
@@ -150,9 +156,11 @@ pub async fn send(
         PublishKind::Bluesky => bluesky(cx, t, creds, session, post, &view).await,
         PublishKind::Mastodon => mastodon(cx, t, creds, session, post, &view).await,
         PublishKind::Slack => {
-            let text = cx.templates.render_within(post.template, &view, 3000, &|s| {
-                text::chars(&slack_escape(s))
-            })?;
+            let text = cx
+                .templates
+                .render_within(post.template, &view, 3000, &|s| {
+                    text::chars(&slack_escape(s))
+                })?;
             let text = slack_escape(&text);
             let body = json!({
                 "text": text,
@@ -163,13 +171,17 @@ pub async fn send(
             check(r, "the Slack webhook").await.map(|_| None)
         }
         PublishKind::Discord => {
-            let text = cx.templates.render_within(post.template, &view, 2000, &text::chars)?;
+            let text = cx
+                .templates
+                .render_within(post.template, &view, 2000, &text::chars)?;
             let body = json!({"content": text, "allowed_mentions": {"parse": []}});
             let r = cx.http.post(&creds.secret).json_body(&body).send().await;
             check(r, "the Discord webhook").await.map(|_| None)
         }
         PublishKind::Webhook => {
-            let text = cx.templates.render_within(post.template, &view, usize::MAX, &text::chars)?;
+            let text =
+                cx.templates
+                    .render_within(post.template, &view, usize::MAX, &text::chars)?;
             let body = serde_json::to_vec(&json!({
                 "event": view.kind,
                 "id": post.id,
@@ -192,14 +204,19 @@ pub async fn send(
                 .header("X-Matome-Delivery", &post.id)
                 .header("X-Matome-Timestamp", &timestamp);
             if let Some(secret) = &creds.signing {
-                req = req.header("X-Matome-Signature-256", signature(secret, &timestamp, &body));
+                req = req.header(
+                    "X-Matome-Signature-256",
+                    signature(secret, &timestamp, &body),
+                );
             }
             let label = if t.endpoint.is_empty() {
                 format!("the webhook (URL from {})", t.secret_env)
             } else {
                 t.endpoint.clone()
             };
-            check(req.body(body).send().await, &label).await.map(|_| None)
+            check(req.body(body).send().await, &label)
+                .await
+                .map(|_| None)
         }
     }
 }
@@ -225,13 +242,20 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Slack's mrkdwn needs `&`, `<` and `>` escaped.
 fn slack_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// The response's JSON on 2xx, else an error with the status and the start of the body. The
 /// URL is never part of it (`label` names the endpoint), so a secret URL cannot leak.
 async fn check(r: reqwest::Result<reqwest::Response>, label: &str) -> Result<Value> {
-    let r = r.map_err(|e| anyhow!("{label}: {}", crate::render::theme::error_chain(&e.without_url())))?;
+    let r = r.map_err(|e| {
+        anyhow!(
+            "{label}: {}",
+            crate::render::theme::error_chain(&e.without_url())
+        )
+    })?;
     let status = r.status();
     let body = r
         .text()
@@ -323,12 +347,14 @@ async fn bluesky(
             let get = xrpc("com.atproto.repo.getRecord");
             let found = cx
                 .http
-                .get(
-                    url::Url::parse_with_params(
-                        &get,
-                        [("repo", did.as_str()), ("collection", "app.bsky.feed.post"), ("rkey", rkey.as_str())],
-                    )?,
-                )
+                .get(url::Url::parse_with_params(
+                    &get,
+                    [
+                        ("repo", did.as_str()),
+                        ("collection", "app.bsky.feed.post"),
+                        ("rkey", rkey.as_str()),
+                    ],
+                )?)
                 .bearer_auth(&jwt)
                 .send()
                 .await;
@@ -398,7 +424,10 @@ mod tests {
         r.add("https://hooks.slack.com/services/T000/B000/XXXXSECRET");
         r.add("app-pass-1234");
         let s = r.redact("POST /services/T000/B000/XXXXSECRET failed; pw app-pass-1234");
-        assert!(!s.contains("XXXXSECRET") && !s.contains("app-pass-1234"), "{s}");
+        assert!(
+            !s.contains("XXXXSECRET") && !s.contains("app-pass-1234"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -62,7 +62,10 @@ impl Templates {
         tera.autoescape_on(vec![]);
         for (name, builtin) in DEFAULT_TEMPLATES {
             let mut source = (builtin.to_string(), format!("(built-in) {name}"));
-            for dir in [root.join("templates"), root.join("themes").join(theme).join("templates")] {
+            for dir in [
+                root.join("templates"),
+                root.join("themes").join(theme).join("templates"),
+            ] {
                 let p = dir.join(name);
                 if p.is_file() {
                     let text = std::fs::read_to_string(&p)
@@ -86,7 +89,11 @@ impl Templates {
             .map_err(|e| anyhow!("{}", crate::render::theme::error_chain(&e)))
             .with_context(|| format!("rendering template {name}"))?;
         // Templates end in a newline and may leave blank lines where a list was empty.
-        let lines: Vec<&str> = text.lines().map(str::trim_end).filter(|l| !l.is_empty()).collect();
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .collect();
         Ok(lines.join("\n"))
     }
 
@@ -230,7 +237,10 @@ pub fn facets(text: &str, link: &str) -> Vec<Facet> {
     if !link.is_empty() {
         for (start, _) in text.match_indices(link) {
             out.push(Facet {
-                index: ByteSlice { byte_start: start, byte_end: start + link.len() },
+                index: ByteSlice {
+                    byte_start: start,
+                    byte_end: start + link.len(),
+                },
                 features: vec![serde_json::json!({
                     "$type": "app.bsky.richtext.facet#link",
                     "uri": link,
@@ -250,7 +260,10 @@ pub fn facets(text: &str, link: &str) -> Vec<Facet> {
             let tag = &rest[..len];
             if !tag.is_empty() && !tag.chars().all(char::is_numeric) && graphemes(tag) <= 64 {
                 out.push(Facet {
-                    index: ByteSlice { byte_start: i, byte_end: i + 1 + len },
+                    index: ByteSlice {
+                        byte_start: i,
+                        byte_end: i + 1 + len,
+                    },
                     features: vec![serde_json::json!({
                         "$type": "app.bsky.richtext.facet#tag",
                         "tag": tag,
@@ -289,7 +302,10 @@ mod tests {
         assert_eq!(hashtag("C++").as_deref(), Some("C"));
         assert_eq!(hashtag("2021"), None);
         assert_eq!(hashtag("・"), None);
-        assert_eq!(hashtags(["AI", "ai", "日本銀行", "x y"], 2), ["AI", "日本銀行"]);
+        assert_eq!(
+            hashtags(["AI", "ai", "日本銀行", "x y"], 2),
+            ["AI", "日本銀行"]
+        );
     }
 
     #[test]
@@ -297,10 +313,16 @@ mod tests {
         let text = "まとめ https://e.jp/a/\n#生成AI #日本銀行 a#no #123";
         let f = facets(text, "https://e.jp/a/");
         assert_eq!(f.len(), 3, "{f:?}");
-        assert_eq!(&text[f[0].index.byte_start..f[0].index.byte_end], "https://e.jp/a/");
+        assert_eq!(
+            &text[f[0].index.byte_start..f[0].index.byte_end],
+            "https://e.jp/a/"
+        );
         assert_eq!(&text[f[1].index.byte_start..f[1].index.byte_end], "#生成AI");
         assert_eq!(f[1].features[0]["tag"], "生成AI");
-        assert_eq!(&text[f[2].index.byte_start..f[2].index.byte_end], "#日本銀行");
+        assert_eq!(
+            &text[f[2].index.byte_start..f[2].index.byte_end],
+            "#日本銀行"
+        );
     }
 
     #[test]
@@ -315,14 +337,21 @@ mod tests {
         let tags: Vec<String> = (0..40).map(|i| format!("タグ{i}")).collect();
         let mut v = view("RSSフィード2021-07-20 08:00 分まとめ(42件)", &[]);
         v.hashtags = tags;
-        let text = t.render_within("publish/post.txt", &v, 300, &graphemes).unwrap();
+        let text = t
+            .render_within("publish/post.txt", &v, 300, &graphemes)
+            .unwrap();
         assert!(graphemes(&text) <= 300);
         assert!(text.starts_with("RSSフィード2021-07-20 08:00 分まとめ(42件)\nhttps://"));
         assert!(text.contains("#タグ0 "), "{text}");
         let long = "長い見出し".repeat(100);
         let v = view(&long, &["生成AI"]);
-        let text = t.render_within("publish/post.txt", &v, 300, &graphemes).unwrap();
+        let text = t
+            .render_within("publish/post.txt", &v, 300, &graphemes)
+            .unwrap();
         assert!(graphemes(&text) <= 300, "{}", graphemes(&text));
-        assert!(text.contains("…\nhttps://user.github.io/repo/2021/07/20/0800/"), "{text}");
+        assert!(
+            text.contains("…\nhttps://user.github.io/repo/2021/07/20/0800/"),
+            "{text}"
+        );
     }
 }
