@@ -295,12 +295,10 @@ impl Services {
             return (
                 500,
                 format!(
-                    "internal error for {} {}?{} headers {:?} body {}",
-                    r.method,
+                    "internal error: body {} auth {:?} path {}",
+                    String::from_utf8_lossy(&r.body),
+                    r.header("authorization"),
                     r.path,
-                    r.query,
-                    r.headers,
-                    String::from_utf8_lossy(&r.body)
                 ),
             );
         }
@@ -897,11 +895,13 @@ fn secrets_never_appear_in_output_or_files() {
     }
     assert!(files > 3);
     // The echoed secrets were there, and replaced.
+    let err = &outputs[0].stderr;
     assert!(
-        outputs[0].stderr.contains("[redacted]"),
-        "{}",
-        outputs[0].stderr
+        err.contains(r#"\"password\":\"[redacted]\""#)
+            || err.contains(r#""password":"[redacted]""#),
+        "{err}"
     );
+    assert!(err.contains("auth Some(\"Bearer [redacted]\")"), "{err}");
 }
 
 #[test]
@@ -1274,4 +1274,86 @@ fn an_alert_is_sent_once_for_a_feed_failing_a_day_and_once_on_recovery() {
         state.contains("\"alerts\": {}"),
         "every problem closed: {state}"
     );
+}
+
+#[test]
+fn init_writes_the_publish_job_commented_out_and_it_parses_once_uncommented() {
+    use yaml_rust2::YamlLoader;
+    let wf = matome::init::WORKFLOW;
+    let start = wf
+        .find("  # publish:\n")
+        .expect("the publish job, commented out");
+    // As written it is all comments: the active workflow has no publish job.
+    let docs = YamlLoader::load_from_str(wf).unwrap();
+    assert!(docs[0]["jobs"]["publish"].is_badvalue());
+    let uncommented: String = wf[..start].to_string()
+        + &wf[start..]
+            .lines()
+            .map(|l| match l.strip_prefix("  # ") {
+                Some(rest) => format!("  {rest}\n"),
+                None if l.trim() == "#" => "\n".to_string(),
+                None => format!("{l}\n"),
+            })
+            .collect::<String>();
+    let docs = YamlLoader::load_from_str(&uncommented).expect("the uncommented job parses");
+    let job = &docs[0]["jobs"]["publish"];
+    let needs: Vec<&str> = job["needs"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(needs, ["update", "deploy"], "after the deploy");
+    assert_eq!(job["if"].as_str(), Some("always()"));
+    let steps = job["steps"].as_vec().unwrap();
+    let run = |needle: &str| {
+        steps
+            .iter()
+            .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
+            .unwrap_or_else(|| panic!("no step runs {needle:?}"))
+    };
+    let (publish, alert, commit) = (
+        run("matome publish"),
+        run("matome alert"),
+        run("git add publish-state.json"),
+    );
+    assert!(publish < alert && alert < commit);
+    assert!(
+        steps[publish]["run"]
+            .as_str()
+            .unwrap()
+            .contains("needs.deploy.outputs.page_url")
+    );
+    assert_eq!(
+        docs[0]["jobs"]["deploy"]["outputs"]["page_url"].as_str(),
+        Some("${{ steps.deployment.outputs.page_url }}")
+    );
+    // Every secret a target or alert reads, by its default name, from the repository's secrets.
+    let env = |i: usize| {
+        steps[i]["env"]
+            .as_hash()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let mut names = env(publish);
+    names.extend(env(alert));
+    for v in [
+        "MATOME_BLUESKY_APP_PASSWORD",
+        "MATOME_MASTODON_TOKEN",
+        "MATOME_SLACK_WEBHOOK_URL",
+        "MATOME_DISCORD_WEBHOOK_URL",
+        "MATOME_WEBHOOK_URL",
+        "MATOME_WEBHOOK_SECRET",
+        "MATOME_ALERT_WEBHOOK_URL",
+        "MATOME_SMTP_USER",
+        "MATOME_SMTP_PASSWORD",
+    ] {
+        assert!(names.iter().any(|n| n == v), "{v} missing");
+        assert!(
+            uncommented.contains(&format!("{v}: ${{{{ secrets.{v} }}}}")),
+            "{v} from secrets"
+        );
+    }
 }
