@@ -208,7 +208,7 @@ impl Maker<'_> {
                 }),
             }
         }
-        words.sort_by(|a, b| b.volume.cmp(&a.volume));
+        words.sort_by_key(|w| std::cmp::Reverse(w.volume));
         words.truncate(10);
         words
     }
@@ -233,7 +233,7 @@ impl Maker<'_> {
                 }
             }
         }
-        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        counts.sort_by_key(|c| std::cmp::Reverse(c.1));
         let keywords: Vec<String> = counts.into_iter().take(10).map(|(w, _)| w).collect();
         let strings = crate::render::strings::Strings::of(self.config.language);
         let heading = strings.digest_heading(

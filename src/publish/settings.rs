@@ -437,3 +437,121 @@ pub(crate) fn alert_settings(
         email,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    const HEAD: &str = "title = \"t\"\nbase_url = \"https://u.github.io/r/\"\n";
+
+    fn parse(tail: &str) -> Result<Config> {
+        Config::parse(&format!("{HEAD}{tail}"), "matome.toml")
+    }
+
+    #[test]
+    fn targets_get_their_defaults() {
+        let c = parse(
+            "[[publish]]\nkind = \"bluesky\"\nhandle = \"@me.bsky.social\"\n\n[[publish]]\nkind = \"mastodon\"\ninstance = \"https://mstdn.jp/\"\nmax_chars = 1000\n\n[[publish]]\nkind = \"slack\"\n",
+        )
+        .unwrap();
+        let [b, m, s] = &c.publish[..] else {
+            panic!("{:?}", c.publish)
+        };
+        assert_eq!(
+            (b.name.as_str(), b.handle.as_str()),
+            ("bluesky", "me.bsky.social")
+        );
+        assert_eq!(b.endpoint, "https://bsky.social");
+        assert_eq!(b.secret_env, "MATOME_BLUESKY_APP_PASSWORD");
+        assert_eq!(
+            (m.endpoint.as_str(), m.max_chars),
+            ("https://mstdn.jp", Some(1000))
+        );
+        assert_eq!(m.secret_env, "MATOME_MASTODON_TOKEN");
+        assert_eq!(s.secret_env, "MATOME_SLACK_WEBHOOK_URL");
+        assert_eq!((b.hashtags, b.max_posts_per_run, b.trends), (3, 3, true));
+        assert!(c.alerts.is_none());
+    }
+
+    #[test]
+    fn unknown_and_misplaced_keys_name_the_line() {
+        let e = parse("\n[[publish]]\nkind = \"slack\"\ncolour = \"red\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("matome.toml:6:") && e.contains("colour"),
+            "{e}"
+        );
+        let e = parse("[[publish]]\nkind = \"slack\"\nhandle = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("matome.toml:5:") && e.contains("handle"),
+            "{e}"
+        );
+        let e = parse("[[publish]]\nkind = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("matome.toml:4:") && e.contains("bluesky"),
+            "{e}"
+        );
+        let e = parse("[[publish]]\nkind = \"bluesky\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs `handle`"), "{e}");
+    }
+
+    #[test]
+    fn a_secret_in_the_config_is_refused() {
+        // A Slack or Discord webhook URL carries its token: only its variable's name goes here.
+        let e = parse(
+            "[[publish]]\nkind = \"slack\"\nurl = \"https://hooks.slack.com/services/T/B/X\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("url_env"), "{e}");
+        let e = parse("[[publish]]\nkind = \"bluesky\"\nhandle = \"h\"\npassword_env = \"abcd-efgh-ijkl-mnop\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("NAME of an environment variable"), "{e}");
+    }
+
+    #[test]
+    fn two_targets_of_a_kind_need_names() {
+        let t = "[[publish]]\nkind = \"discord\"\n\n[[publish]]\nkind = \"discord\"\n";
+        let e = parse(t).unwrap_err().to_string();
+        assert!(e.contains("distinct `name`"), "{e}");
+        let ok = parse(&t.replacen(
+            "kind = \"discord\"\n",
+            "kind = \"discord\"\nname = \"d2\"\nurl_env = \"D2\"\n",
+            1,
+        ))
+        .unwrap();
+        assert_eq!(ok.publish[0].name, "d2");
+    }
+
+    #[test]
+    fn alerts_need_a_destination_and_valid_addresses() {
+        let e = parse("[alerts]\nfeed_failing_hours = 12\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("webhook_env"), "{e}");
+        let e = parse("[alerts.email]\nhost = \"smtp.example.jp\"\nfrom = \"not an address\"\nto = [\"a@example.jp\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("matome.toml:5:") && e.contains("alerts.email.from"),
+            "{e}"
+        );
+        let c = parse("[alerts.email]\nhost = \"smtp.example.jp\"\nfrom = \"bot@example.jp\"\nto = [\"a@example.jp\"]\n").unwrap();
+        let a = c.alerts.unwrap();
+        assert_eq!(a.feed_failing_hours, 24);
+        let m = a.email.unwrap();
+        assert_eq!(
+            (m.port, m.starttls, m.password_env.as_str()),
+            (587, true, "MATOME_SMTP_PASSWORD")
+        );
+    }
+}
