@@ -310,7 +310,8 @@ async fn bluesky(
     let text = cx
         .templates
         .render_within(post.template, view, 300, &text::graphemes)?;
-    let rkey = tid(post.order, &format!("{}\u{0}{}", cx.base_url, t.name));
+    // Stable for the post and the account (not the base URL, which `--base-url` may change).
+    let rkey = tid(post.order, &format!("{}\u{0}{}", t.handle, t.name));
     let record = json!({
         "$type": "app.bsky.feed.post",
         "text": text,
@@ -394,7 +395,7 @@ async fn mastodon(
         .templates
         .render_within(post.template, view, limit, &text::mastodon_length)?;
     let key = hex(&Sha256::digest(
-        format!("{}\u{0}{}\u{0}{}", cx.base_url, t.name, post.id).as_bytes(),
+        format!("{}\u{0}{}\u{0}{}", t.endpoint, t.name, post.id).as_bytes(),
     ))[..32]
         .to_string();
     let url = format!("{}/api/v1/statuses", t.endpoint);

@@ -326,6 +326,39 @@ mod tests {
     }
 
     #[test]
+    fn templates_are_looked_up_in_the_site_then_the_theme_then_built_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let put = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        put("themes/x/templates/publish/post.txt", "theme {{ url }}");
+        put("themes/x/templates/publish/trends.txt", "theme trends");
+        put("templates/publish/trends.txt", "site trends {{ items }}");
+        let t = Templates::load(dir.path(), "x").unwrap();
+        let v = view("h", &[]);
+        assert_eq!(
+            t.render("publish/post.txt", &v).unwrap(),
+            format!("theme {}", v.url)
+        );
+        assert_eq!(t.render("publish/trends.txt", &v).unwrap(), "site trends 3");
+        let builtin = Templates::load(dir.path(), "default").unwrap();
+        assert!(
+            builtin
+                .render("publish/post.txt", &v)
+                .unwrap()
+                .starts_with("h\nhttps://")
+        );
+        put("templates/publish/post.txt", "{{ oops(");
+        let e = Templates::load(dir.path(), "x").err().unwrap();
+        assert!(
+            format!("{e:#}").contains("templates/publish/post.txt"),
+            "{e:#}"
+        );
+    }
+
+    #[test]
     fn mastodon_counts_a_url_as_23() {
         let url = format!("https://example.jp/{}", "a".repeat(100));
         assert_eq!(mastodon_length(&format!("日本 {url}\n#x")), 3 + 23 + 3);
