@@ -159,7 +159,7 @@ pub async fn send(
             let text = cx
                 .templates
                 .render_within(post.template, &view, 3000, &|s| {
-                    text::chars(&slack_escape(s))
+                    text::utf16_len(&slack_escape(s))
                 })?;
             let text = slack_escape(&text);
             let body = json!({
@@ -173,7 +173,7 @@ pub async fn send(
         PublishKind::Discord => {
             let text = cx
                 .templates
-                .render_within(post.template, &view, 2000, &text::chars)?;
+                .render_within(post.template, &view, 2000, &text::utf16_len)?;
             let body = json!({"content": text, "allowed_mentions": {"parse": []}});
             let r = cx.http.post(&creds.secret).json_body(&body).send().await;
             check(r, "the Discord webhook").await.map(|_| None)

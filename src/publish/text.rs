@@ -124,26 +124,33 @@ impl Templates {
                 return Ok(text);
             }
         }
-        // The longest heading prefix that fits (binary search over graphemes).
+        // The longest heading prefix (then "…") that fits: a binary search over graphemes.
         let g: Vec<&str> = view.heading.graphemes(true).collect();
-        let (mut lo, mut hi) = (0usize, g.len());
-        let mut best = None;
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            v.heading = format!("{}…", g[..mid].concat());
+        let mut fits = |k: usize| -> Result<Option<String>> {
+            v.heading = format!("{}…", g[..k].concat());
             let text = self.render(name, &v)?;
-            if measure(&text) <= limit {
-                best = Some(text);
-                lo = mid;
-            } else {
-                hi = mid - 1;
+            Ok((measure(&text) <= limit).then_some(text))
+        };
+        if let Some(mut best) = fits(0)? {
+            let (mut lo, mut hi) = (0, g.len().saturating_sub(1));
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                match fits(mid)? {
+                    Some(text) => {
+                        best = text;
+                        lo = mid;
+                    }
+                    None => hi = mid - 1,
+                }
             }
+            return Ok(best);
         }
-        if let Some(text) = best {
-            return Ok(text);
-        }
+        // Only a template that alone exceeds the limit gets here.
         v.heading = String::new();
         let text = self.render(name, &v)?;
+        if measure(&text) <= limit {
+            return Ok(text);
+        }
         Ok(cut(&text, limit, measure))
     }
 }
@@ -208,9 +215,15 @@ pub fn mastodon_length(text: &str) -> usize {
     n
 }
 
-/// Discord's and Slack's length: characters (never fewer than graphemes, so safe).
+/// A plain character count (for the webhook, which has no limit).
 pub fn chars(text: &str) -> usize {
     text.chars().count()
+}
+
+/// Discord's and Slack's length: their servers count JavaScript string length, UTF-16 code
+/// units (an emoji outside the BMP counts 2), never fewer than characters or graphemes.
+pub fn utf16_len(text: &str) -> usize {
+    text.encode_utf16().count()
 }
 
 /// A Bluesky rich-text facet: a byte range of the UTF-8 text and what it is.
@@ -356,6 +369,20 @@ mod tests {
             format!("{e:#}").contains("templates/publish/post.txt"),
             "{e:#}"
         );
+    }
+
+    #[test]
+    fn a_template_too_long_by_itself_is_cut_to_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("templates/publish/post.txt");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, format!("{}{{{{ heading }}}}", "長".repeat(400))).unwrap();
+        let t = Templates::load(dir.path(), "default").unwrap();
+        let text = t
+            .render_within("publish/post.txt", &view("見出し", &[]), 300, &graphemes)
+            .unwrap();
+        assert_eq!(graphemes(&text), 300);
+        assert!(text.ends_with("長…"), "{text}");
     }
 
     #[test]

@@ -411,7 +411,7 @@ impl Services {
             }
             ("POST", DISCORD_PATH) => {
                 let content = body["content"].as_str().unwrap_or("");
-                if content.is_empty() || content.chars().count() > 2000 {
+                if content.is_empty() || content.encode_utf16().count() > 2000 {
                     return (400, json!({"code": 50035, "errors": {"content": "Must be 2000 or fewer in length."}}).to_string());
                 }
                 if body["allowed_mentions"]["parse"] != json!([]) {
@@ -772,7 +772,7 @@ fn a_long_japanese_heading_and_many_hashtags_stay_within_each_limit() {
     // The site's own template makes a very long heading (overriding the built-in one).
     site.write(
         "templates/publish/post.txt",
-        "{% for i in range(end=60) %}{{ heading }}{% endfor %}\n{{ url }}\n{% for tag in hashtags %}#{{ tag }} {% endfor %}\n",
+        "{% for i in range(end=90) %}{{ heading }}🎌{% endfor %}\n{{ url }}\n{% for tag in hashtags %}#{{ tag }} {% endfor %}\n",
     );
     let env = envs(&rec);
     digest(&site, "2021-07-20T08:00:00+09:00");
@@ -796,7 +796,7 @@ fn a_long_japanese_heading_and_many_hashtags_stay_within_each_limit() {
     let text = rec0["text"].as_str().unwrap();
     assert!(text.graphemes(true).count() <= 300);
     assert!(
-        text.contains(&format!("…\n{url}")),
+        text.contains(&format!("…🎌\n{url}")),
         "the heading is shortened, the link kept: {text}"
     );
     check_bluesky_record(rec0).unwrap();
@@ -811,7 +811,7 @@ fn a_long_japanese_heading_and_many_hashtags_stay_within_each_limit() {
 
     let discord = services.accepted("discord");
     let content = discord[0]["content"].as_str().unwrap();
-    assert!(content.chars().count() <= 2000);
+    assert!(content.encode_utf16().count() <= 2000);
     assert!(content.contains(url));
     let slack = services.accepted("slack");
     assert!(
