@@ -171,13 +171,15 @@ fn cut(text: &str, limit: usize, measure: &dyn Fn(&str) -> usize) -> String {
 
 /// A word as a hashtag (without `#`): letters, digits and `_` of any script are kept, the rest
 /// dropped (`Google Cloud` → `GoogleCloud`, `C++` → `C`); `None` if nothing is left or only
-/// digits (which no service treats as a tag).
+/// digits (which no service treats as a tag) or longer than 64 graphemes.
 pub fn hashtag(word: &str) -> Option<String> {
     let tag: String = word
         .chars()
         .filter(|c| c.is_alphanumeric() || *c == '_')
         .collect();
-    (!tag.is_empty() && !tag.chars().all(|c| c.is_numeric())).then_some(tag)
+    // Bluesky's tags are at most 64 graphemes; a longer word is no tag anywhere worth having.
+    (!tag.is_empty() && !tag.chars().all(|c| c.is_numeric()) && graphemes(&tag) <= 64)
+        .then_some(tag)
 }
 
 /// Up to `n` hashtags from `words` (most important first), without repeats (any case).
@@ -315,6 +317,7 @@ mod tests {
         assert_eq!(hashtag("C++").as_deref(), Some("C"));
         assert_eq!(hashtag("2021"), None);
         assert_eq!(hashtag("・"), None);
+        assert_eq!(hashtag(&"語".repeat(65)), None);
         assert_eq!(
             hashtags(["AI", "ai", "日本銀行", "x y"], 2),
             ["AI", "日本銀行"]
