@@ -168,7 +168,6 @@ fn plan(
 
 /// Builds the posts the run needs (each once, shared by the targets).
 struct Maker<'a> {
-    root: &'a Path,
     config: &'a Config,
     base_url: &'a str,
     files: &'a [DigestFile],
@@ -390,14 +389,12 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
         .collect();
     let has_trends = !trend_feeds.is_empty();
     let mut maker = Maker {
-        root,
         config: &config,
         base_url: &base_url,
         files: &files,
         trend_feeds,
         made: BTreeMap::new(),
     };
-    let _ = maker.root;
     let http = http_client()?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
