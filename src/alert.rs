@@ -131,14 +131,14 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
     keys.sort();
     keys.dedup();
 
+    let configured: std::collections::HashSet<&str> =
+        config.feeds.iter().map(|f| f.url.as_str()).collect();
     let dests = destinations(settings);
     for key in keys {
         let old = state.alerts.get(&key);
         let status = if let Some(url) = key.strip_prefix("feed:") {
             match fetch.feeds.get(url) {
-                Some(fs)
-                    if fs.consecutive_failures > 0 && config.feeds.iter().any(|f| f.url == url) =>
-                {
+                Some(fs) if fs.consecutive_failures > 0 && configured.contains(url) => {
                     let since = fs.last_success.or(old.map(|o| o.since)).unwrap_or(now);
                     Status::Open {
                         due: now - since >= threshold,

@@ -221,15 +221,14 @@ impl Maker<'_> {
         }
         // The digest's 頻出ワード: most items first, then first seen.
         let mut counts: Vec<(String, usize)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = Default::default();
         for it in &news {
             for k in &it.keywords {
-                match counts
-                    .iter_mut()
-                    .find(|(w, _)| w.to_lowercase() == k.to_lowercase())
-                {
-                    Some((_, n)) => *n += 1,
-                    None => counts.push((k.clone(), 1)),
-                }
+                let i = *index.entry(k.to_lowercase()).or_insert_with(|| {
+                    counts.push((k.clone(), 0));
+                    counts.len() - 1
+                });
+                counts[i].1 += 1;
             }
         }
         counts.sort_by_key(|c| std::cmp::Reverse(c.1));
