@@ -3,7 +3,8 @@
 //!
 //! Problems: a feed failing for `[alerts] feed_failing_hours` (24 by default) according to
 //! `fetch-state.json` (since its last success, or since matome first saw it failing if it never
-//! worked), and a workflow step that failed, as the workflow reports it
+//! worked), a `[[publish]]` target failing as long (per `publish-state.json`), and a workflow
+//! step that failed, as the workflow reports it
 //! (`matome alert --step build=failure`; `--step build=success` closes it). Each problem is one
 //! entry in `publish-state.json` (committed), so an hourly run does not repeat an alert; an
 //! alert that could not be delivered is tried again at the next run. Destinations: a webhook
@@ -125,6 +126,11 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
             keys.push(format!("feed:{}", f.url));
         }
     }
+    for (name, t) in &state.targets {
+        if t.consecutive_failures > 0 {
+            keys.push(format!("publish:{name}"));
+        }
+    }
     for s in &opts.steps {
         keys.push(format!("step:{}", s.step));
     }
@@ -148,6 +154,26 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
                             crate::content::rfc3339(&since),
                             fs.consecutive_failures,
                             fs.last_error.as_deref().unwrap_or("unknown error")
+                        ),
+                    }
+                }
+                _ => Status::Solved,
+            }
+        } else if let Some(name) = key.strip_prefix("publish:") {
+            match state.targets.get(name) {
+                Some(t)
+                    if t.consecutive_failures > 0
+                        && config.publish.iter().any(|p| p.name == name) =>
+                {
+                    let since = t.failing_since.or(old.map(|o| o.since)).unwrap_or(now);
+                    Status::Open {
+                        due: now - since >= threshold,
+                        since,
+                        message: format!(
+                            "publishing to {name} has failed since {} ({} attempt(s) in a row): {}",
+                            crate::content::rfc3339(&since),
+                            t.consecutive_failures,
+                            t.last_error.as_deref().unwrap_or("unknown error")
                         ),
                     }
                 }

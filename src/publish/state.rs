@@ -61,6 +61,10 @@ pub struct TargetState {
     pub last_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_attempt: Option<DateTime<FixedOffset>>,
+    /// Since when the target has been failing (its first failure after the last post), for
+    /// `matome alert`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<DateTime<FixedOffset>>,
     /// Not to be tried before this time (back-off after repeated failures).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_attempt: Option<DateTime<FixedOffset>>,
@@ -152,6 +156,7 @@ impl TargetState {
         self.last_attempt = Some(now);
         self.consecutive_failures = 0;
         self.last_error = None;
+        self.failing_since = None;
         self.next_attempt = None;
     }
 
@@ -162,6 +167,7 @@ impl TargetState {
         self.last_attempt = Some(now);
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         self.last_error = Some(error);
+        self.failing_since.get_or_insert(now);
         let wait = crate::fetch::state::backoff_delay(name, self.consecutive_failures, H, 24 * H);
         self.next_attempt = (!wait.is_zero())
             .then(|| now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX));

@@ -991,6 +991,9 @@ const SMTP_SERVER: &str = r#"
 import email, email.policy, json, ssl, sys, time
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
+import logging, warnings
+warnings.simplefilter("ignore")  # aiosmtpd 1.4 warns about its own use of login_data
+logging.getLogger("mail.log").setLevel(logging.ERROR)
 port, cert, key, out, user, password = sys.argv[1:7]
 class Handler:
     async def handle_DATA(self, server, session, envelope):
@@ -1356,4 +1359,56 @@ fn init_writes_the_publish_job_commented_out_and_it_parses_once_uncommented() {
             "{v} from secrets"
         );
     }
+}
+
+#[test]
+fn a_publish_target_failing_a_day_is_alerted_once_and_once_on_recovery() {
+    let (services, rec) = start();
+    let mut site = Site::new();
+    site.config.base_url = BASE.into();
+    // The webhook wants a signature; without its secret every post is refused (401).
+    site.config.append = format!(
+        "[[publish]]\nkind = \"webhook\"\nurl = \"{}\"\n\n[alerts]\nwebhook_env = \"ALERT_HOOK\"\n",
+        rec.url("/hook")
+    );
+    site.write_config(&[]);
+    let hook = rec.url("/alert");
+    let mut env = vec![("ALERT_HOOK".to_string(), hook)];
+    let alert = |env: &[(String, String)], now: &str| {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        site.matome_with(&["alert", "--now", now], &env, Duration::from_secs(60))
+            .assert_success();
+    };
+    digest(&site, "2021-07-20T08:00:00+09:00");
+    publish(&site, &env, "2021-07-20T08:30:00+09:00", &[]).assert_success();
+    digest(&site, "2021-07-20T09:00:00+09:00");
+    let out = publish(&site, &env, "2021-07-20T09:30:00+09:00", &[]);
+    assert!(out.stderr.contains("HTTP 401"), "{}", out.stderr);
+    alert(&env, "2021-07-20T10:00:00+09:00");
+    assert!(
+        services.accepted("alert").is_empty(),
+        "an hour is not yet a problem"
+    );
+    publish(&site, &env, "2021-07-21T09:40:00+09:00", &[]);
+    alert(&env, "2021-07-21T09:45:00+09:00");
+    alert(&env, "2021-07-21T10:45:00+09:00");
+    let alerts = services.accepted("alert");
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0]["problem"], "publish:webhook");
+    assert!(
+        alerts[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("publishing to webhook has failed since 2021-07-20T09:30:00+09:00"),
+        "{}",
+        alerts[0]["message"]
+    );
+    env.push(("MATOME_WEBHOOK_SECRET".into(), HOOK_SECRET.into()));
+    publish(&site, &env, "2021-07-21T12:00:00+09:00", &[]).assert_success();
+    assert_eq!(services.accepted("webhook").len(), 1);
+    alert(&env, "2021-07-21T12:05:00+09:00");
+    alert(&env, "2021-07-21T13:05:00+09:00");
+    let alerts = services.accepted("alert");
+    assert_eq!(alerts.len(), 2);
+    assert_eq!(alerts[1]["event"], "recovered");
 }
