@@ -46,6 +46,42 @@ pub enum Command {
     /// reloading open pages when matome.toml, content/, templates/, themes/ or static/ change;
     /// the search page uses the live index (`/api/search`).
     Serve(ServeArgs),
+    /// Post each new digest (and, with a trends feed, each day's top trend words) to the
+    /// [[publish]] targets (Bluesky, Mastodon, Slack, Discord, webhooks), each exactly once;
+    /// what was posted is kept in publish-state.json (commit it). Failed posts are retried at
+    /// the next run; exit 0 even then (1 with --strict), 2 on a config or state error.
+    Publish(PublishArgs),
+    /// Send one alert per problem ([alerts] in matome.toml: a webhook and/or e-mail): a feed
+    /// failing for a day per fetch-state.json, a workflow step reported failed with --step; and
+    /// one more when it recovers. State in publish-state.json (commit it).
+    Alert(AlertArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// The time the run is taken to happen (RFC 3339). Default: the clock.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_rfc3339)]
+    pub now: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// The site's public URL for the links, overriding `base_url` (e.g. the GitHub Pages URL).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Exit 1 if any target failed.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AlertArgs {
+    /// How a workflow step or job ended: STEP=success or STEP=failure (GitHub's
+    /// `needs.JOB.result`); repeatable. A failure is alerted at once, a success closes it.
+    #[arg(long = "step", value_name = "STEP=RESULT")]
+    pub steps: Vec<crate::alert::StepOutcome>,
+    /// The time the run is taken to happen (RFC 3339). Default: the clock.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_rfc3339)]
+    pub now: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// Exit 1 if an alert could not be delivered (it is retried at the next run either way).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Args)]
@@ -256,6 +292,51 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 r.items, r.analysed, r.files_rewritten
             );
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Publish(args) => {
+            let r = crate::publish::run(
+                &cli.root,
+                &crate::publish::PublishOptions {
+                    now: args.now,
+                    base_url: args.base_url,
+                },
+            )?;
+            for l in &r.lines {
+                println!("{l}");
+            }
+            for f in &r.failed {
+                eprintln!("error: publish {f}");
+            }
+            println!(
+                "{} post(s) sent, {} target(s) failed",
+                r.posted,
+                r.failed.len()
+            );
+            Ok(if args.strict && !r.failed.is_empty() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Alert(args) => {
+            let r = crate::alert::run(
+                &cli.root,
+                &crate::alert::AlertOptions {
+                    now: args.now,
+                    steps: args.steps,
+                },
+            )?;
+            for l in &r.lines {
+                println!("{l}");
+            }
+            for f in &r.failed {
+                eprintln!("error: {f} (tried again at the next run)");
+            }
+            Ok(if args.strict && !r.failed.is_empty() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Feeds(FeedsCommand::Import(args)) => {
             let report = crate::import::import(&cli.root, &args.file)

@@ -35,6 +35,10 @@ pub struct Config {
     pub build: BuildSettings,
     pub trends: TrendSettings,
     pub feeds: Vec<FeedConfig>,
+    /// `[[publish]]`: where `matome publish` posts new digests (see [`crate::publish`]).
+    pub publish: Vec<crate::publish::settings::PublishTarget>,
+    /// `[alerts]`: where `matome alert` (and `matome publish`) report problems.
+    pub alerts: Option<crate::publish::settings::AlertSettings>,
 }
 
 /// `[trends]`: rising words (急上昇ワード) and the daily word clouds.
@@ -177,6 +181,10 @@ struct RawConfig {
     trends: RawTrends,
     #[serde(default)]
     feeds: Vec<RawFeed>,
+    #[serde(default)]
+    publish: Vec<crate::publish::settings::RawPublish>,
+    #[serde(default)]
+    alerts: Option<crate::publish::settings::RawAlerts>,
 }
 
 /// A whole-number setting as written (any TOML number: the range and wholeness are checked
@@ -492,6 +500,9 @@ impl Config {
             });
         }
 
+        let publish = crate::publish::settings::publish_targets(raw.publish, &at)?;
+        let alerts = crate::publish::settings::alert_settings(raw.alerts, name, &at)?;
+
         Ok(Config {
             title: raw.title,
             base_url,
@@ -503,6 +514,8 @@ impl Config {
             build,
             trends,
             feeds,
+            publish,
+            alerts,
         })
     }
 

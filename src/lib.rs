@@ -3,8 +3,11 @@
 //! The pipeline (see ARCHITECTURE.md): [`config`] reads matome.toml; [`fetch`] turns feeds into
 //! dated snapshot files that [`content`] owns; [`analyze`] and [`text`] prepare item text;
 //! [`import`] adds feeds from OPML or CSV; [`trends`] scores rising words and lays out word clouds;
-//! [`render`] builds the site from the archive; [`cli`] is the command line over all of it.
+//! [`render`] builds the site from the archive; [`publish`] posts new digests to social networks
+//! and webhooks, [`alert`] tells the curator about failures; [`cli`] is the command line over all
+//! of it.
 
+pub mod alert;
 pub mod analyze;
 pub mod check;
 pub mod cli;
@@ -14,6 +17,7 @@ pub mod fetch;
 pub mod fsutil;
 pub mod import;
 pub mod init;
+pub mod publish;
 pub mod render;
 pub mod search;
 pub mod serve;

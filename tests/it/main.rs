@@ -7,6 +7,7 @@ mod build;
 mod fetch;
 mod import;
 mod init_check;
+mod publish;
 mod quality;
 mod robust;
 mod search;

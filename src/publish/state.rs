@@ -1,0 +1,245 @@
+//! `publish-state.json` at the site root, beside `fetch-state.json` and committed like it, so a
+//! stateless CI runner knows what was posted and which problems were alerted.
+//!
+//! Per target: the "since" mark taken on its first run (the newest digest then; only later
+//! posts are sent, so an existing archive does not flood a new target), how far it has posted
+//! (posts go out in time order, so one cursor says what was posted), and its failures with the
+//! back-off before the next try. Per alert problem: since when it is open and whether (when) the
+//! alert went out. The file stays small: a few lines per target and per open problem.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil;
+
+/// The state file's name at the site root.
+pub const STATE_FILE: &str = "publish-state.json";
+const VERSION: u32 = 1;
+
+/// Everything `matome publish` and `matome alert` remember between runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PublishState {
+    pub version: u32,
+    /// Keyed by the target's `name`.
+    pub targets: BTreeMap<String, TargetState>,
+    /// Open (and recently closed, until the recovery is sent) problems, keyed like
+    /// `feed:URL` or `step:build`.
+    pub alerts: BTreeMap<String, AlertState>,
+}
+
+/// One `[[publish]]` target's record.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TargetState {
+    pub kind: String,
+    /// The run that first saw this target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created: Option<DateTime<FixedOffset>>,
+    /// The newest digest when the target was created: only posts after it are sent. `None`: the
+    /// archive was empty, so every digest is new.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<DateTime<FixedOffset>>,
+    /// The time of the last post sent (a digest's hour, or a trends day's last second).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub posted_through: Option<DateTime<FixedOffset>>,
+    /// The id of the last post sent (`digest:…`, `trends:…`) and what the service called it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_post: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_post_ref: Option<String>,
+    /// Posts sent over the target's life.
+    pub posts: u64,
+    pub consecutive_failures: u32,
+    /// The last error, with secrets redacted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_attempt: Option<DateTime<FixedOffset>>,
+    /// Since when the target has been failing (its first failure after the last post), for
+    /// `matome alert`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<DateTime<FixedOffset>>,
+    /// Not to be tried before this time (back-off after repeated failures).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_attempt: Option<DateTime<FixedOffset>>,
+}
+
+/// One problem an alert is (or was) about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlertState {
+    /// Since when the problem is known (a feed: its last success, or when first seen failing).
+    pub since: DateTime<FixedOffset>,
+    /// What is wrong, as the alert says it.
+    pub message: String,
+    /// When the alert went out to every destination; `None` while not yet due or delivered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alerted: Option<DateTime<FixedOffset>>,
+    /// The destinations (`webhook`, `email`) that have the alert.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sent_to: Vec<String>,
+    /// When the problem was seen solved; the entry stays until every destination that had the
+    /// alert has the recovery too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<DateTime<FixedOffset>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recovery_sent_to: Vec<String>,
+}
+
+impl PublishState {
+    pub fn path(root: &Path) -> PathBuf {
+        root.join(STATE_FILE)
+    }
+
+    /// Reads the state; a missing file is an empty state.
+    pub fn load(root: &Path) -> Result<PublishState> {
+        let path = Self::path(root);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(PublishState {
+                    version: VERSION,
+                    ..Default::default()
+                });
+            }
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a valid publish state file; fix it or restore it with git (deleting it \
+                 makes every target start afresh from the newest digest, posting nothing older)",
+                path.display()
+            )
+        })
+    }
+
+    /// Writes the state atomically.
+    pub fn save(&self, root: &Path) -> Result<()> {
+        let current = PublishState {
+            version: VERSION,
+            ..self.clone()
+        };
+        let mut text = serde_json::to_string_pretty(&current).expect("state serialises");
+        text.push('\n');
+        fsutil::write_atomic(&Self::path(root), text.as_bytes())
+    }
+}
+
+impl TargetState {
+    /// Whether the target may be tried at `now`.
+    pub fn is_due(&self, now: DateTime<FixedOffset>) -> bool {
+        self.next_attempt.is_none_or(|t| t <= now)
+    }
+
+    /// Where posting resumes: after the last post sent, else after the creation mark.
+    pub fn cursor(&self) -> Option<DateTime<FixedOffset>> {
+        self.posted_through.max(self.since)
+    }
+
+    /// Records a post sent.
+    pub fn record_post(
+        &mut self,
+        now: DateTime<FixedOffset>,
+        order: DateTime<FixedOffset>,
+        id: &str,
+        remote: Option<String>,
+    ) {
+        self.posted_through = Some(order);
+        self.last_post = Some(id.to_string());
+        self.last_post_ref = remote;
+        self.posts += 1;
+        self.last_attempt = Some(now);
+        self.consecutive_failures = 0;
+        self.last_error = None;
+        self.failing_since = None;
+        self.next_attempt = None;
+    }
+
+    /// Records a failure: retried at the next run, then after a growing back-off (the fetch
+    /// state's: 1 h, 2 h, 4 h … up to a day, with jitter).
+    pub fn record_failure(&mut self, name: &str, now: DateTime<FixedOffset>, error: String) {
+        const H: Duration = Duration::from_secs(3600);
+        self.last_attempt = Some(now);
+        self.consecutive_failures = self.consecutive_failures.saturating_add(1);
+        self.last_error = Some(error);
+        self.failing_since.get_or_insert(now);
+        let wait = crate::fetch::state::backoff_delay(name, self.consecutive_failures, H, 24 * H);
+        self.next_attempt = (!wait.is_zero())
+            .then(|| now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<FixedOffset> {
+        DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    #[test]
+    fn cursor_is_the_later_of_the_mark_and_the_last_post() {
+        let mut s = TargetState {
+            since: Some(t("2021-07-20T08:00:00+09:00")),
+            ..Default::default()
+        };
+        assert_eq!(s.cursor(), s.since);
+        s.record_post(
+            t("2021-07-20T10:17:00+09:00"),
+            t("2021-07-20T09:00:00+09:00"),
+            "digest:x",
+            None,
+        );
+        assert_eq!(s.cursor(), Some(t("2021-07-20T09:00:00+09:00")));
+        let empty = TargetState::default();
+        assert_eq!(empty.cursor(), None);
+    }
+
+    #[test]
+    fn failures_back_off_and_a_post_resets_them() {
+        let now = t("2021-07-20T08:00:00+09:00");
+        let mut s = TargetState::default();
+        s.record_failure("bluesky", now, "HTTP 500".into());
+        assert!(
+            s.is_due(now),
+            "the first failure is retried at the next run"
+        );
+        s.record_failure("bluesky", now, "HTTP 500".into());
+        assert!(!s.is_due(now + chrono::Duration::minutes(30)));
+        assert!(s.is_due(now + chrono::Duration::hours(2)));
+        s.record_post(now, now, "digest:x", None);
+        assert_eq!(s.consecutive_failures, 0);
+        assert!(s.is_due(now));
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut st = PublishState::load(dir.path()).unwrap();
+        st.targets.insert(
+            "b".into(),
+            TargetState {
+                kind: "bluesky".into(),
+                ..Default::default()
+            },
+        );
+        st.alerts.insert(
+            "step:build".into(),
+            AlertState {
+                since: t("2021-07-20T08:00:00+09:00"),
+                message: "m".into(),
+                alerted: None,
+                sent_to: vec![],
+                recovered: None,
+                recovery_sent_to: vec![],
+            },
+        );
+        st.save(dir.path()).unwrap();
+        assert_eq!(PublishState::load(dir.path()).unwrap(), st);
+    }
+}
