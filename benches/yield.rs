@@ -12,6 +12,9 @@
 //! {"file":"…","status":"decode-error"|"parse-error"|"read-error","entries":0,"error":"…"}
 //! ```
 //!
+//! With `MATOME_YIELD_ITEMS=1` each line also has `items`: id, title, link, published and the
+//! start of the text of each distinct item.
+//!
 //! ```text
 //! scripts/bench-yield                         # the whole comparison
 //! ls *.xml | cargo bench --bench yield        # counts only
@@ -24,6 +27,7 @@ use matome::fetch::decode::{self, DecodeError};
 use matome::fetch::parse;
 
 fn main() {
+    let detail = std::env::var_os("MATOME_YIELD_ITEMS").is_some();
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -37,33 +41,55 @@ fn main() {
             None => (line.as_str(), None),
         };
         let (status, entries, error) = count(path, charset);
-        let mut obj = serde_json::json!({"file": path, "status": status, "entries": entries});
+        let mut obj = serde_json::json!({"file": path, "status": status, "entries": entries.len()});
         if let Some(e) = error {
             obj["error"] = e.into();
+        }
+        if detail {
+            obj["items"] = entries.into();
         }
         writeln!(out, "{obj}").expect("stdout");
     }
     out.flush().expect("stdout");
 }
 
-fn count(path: &str, charset: Option<&str>) -> (&'static str, usize, Option<String>) {
+/// The file's status, its distinct items (id, title, link, published, start of the text) and
+/// the error.
+fn count(
+    path: &str,
+    charset: Option<&str>,
+) -> (&'static str, Vec<serde_json::Value>, Option<String>) {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) => return ("read-error", 0, Some(e.to_string())),
+        Err(e) => return ("read-error", Vec::new(), Some(e.to_string())),
     };
     let text = match decode::decode(&bytes, charset) {
         Ok(t) => t,
         Err(e @ DecodeError::Undecodable { .. }) if e.to_string().ends_with("none") => {
-            return ("undeclared-charset", 0, Some(e.to_string()));
+            return ("undeclared-charset", Vec::new(), Some(e.to_string()));
         }
-        Err(e) => return ("decode-error", 0, Some(e.to_string())),
+        Err(e) => return ("decode-error", Vec::new(), Some(e.to_string())),
     };
     let url = "http://example.com/feed.xml";
     match parse::parse_feed(&text, url) {
         Ok(feed) => {
-            let ids: HashSet<String> = feed.entries.iter().map(parse::stable_id).collect();
-            ("ok", ids.len(), None)
+            let mut ids = HashSet::new();
+            let items = feed
+                .entries
+                .iter()
+                .filter(|e| ids.insert(parse::stable_id(e)))
+                .map(|e| {
+                    serde_json::json!({
+                        "id": parse::stable_id(e),
+                        "title": e.title,
+                        "link": e.link,
+                        "published": e.published.map(|p| p.to_rfc3339()),
+                        "text": e.text.chars().take(80).collect::<String>(),
+                    })
+                })
+                .collect();
+            ("ok", items, None)
         }
-        Err(e) => ("parse-error", 0, Some(e)),
+        Err(e) => ("parse-error", Vec::new(), Some(e)),
     }
 }

@@ -68,21 +68,27 @@ pub fn parse(text: &str, url: &str) -> Option<ParsedFeed> {
                     }
                     root_seen = true;
                 }
-                // A child element ends a simple field (`<title>a<link>` reads "a").
+                // A child element ends a simple field (`<title>a<link>` reads "a"), and any
+                // field that was left open (`<title>a</titel><link>`): markup stays in titles
+                // and texts only.
                 if let Some(f) = &field
-                    && !f.kind.takes_markup()
+                    && (!f.kind.takes_markup()
+                        || FieldKind::of(&name).is_some_and(|k| k != FieldKind::Content))
                 {
-                    let f = field.take().expect("checked");
+                    let mut f = field.take().expect("checked");
+                    f.unclosed = true;
                     if let Some(it) = item.as_mut() {
                         it.set(&f, &text[f.start..before]);
                     }
+                    stack.truncate(f.depth);
                 } else if let Some(f) = field.as_mut() {
                     f.has_children = true;
                 }
                 if name == "item" || name == "entry" {
                     if let Some(mut it) = item.take() {
                         // An item opened inside an unclosed one: the old one ends here.
-                        if let Some(f) = field.take() {
+                        if let Some(mut f) = field.take() {
+                            f.unclosed = true;
                             it.set(&f, &text[f.start..before]);
                         }
                         stack.truncate(it.depth);
@@ -111,6 +117,7 @@ pub fn parse(text: &str, url: &str) -> Option<ParsedFeed> {
                                     depth: stack.len(),
                                     start: pos,
                                     has_children: false,
+                                    unclosed: false,
                                 });
                             }
                         }
@@ -127,6 +134,7 @@ pub fn parse(text: &str, url: &str) -> Option<ParsedFeed> {
                         depth: stack.len(),
                         start: pos,
                         has_children: false,
+                        unclosed: false,
                     });
                 }
                 if !empty {
@@ -138,7 +146,8 @@ pub fn parse(text: &str, url: &str) -> Option<ParsedFeed> {
                 if (name == "item" || name == "entry")
                     && let Some(mut it) = item.take()
                 {
-                    if let Some(f) = field.take() {
+                    if let Some(mut f) = field.take() {
+                        f.unclosed = true;
                         it.set(&f, &text[f.start..before]);
                     }
                     stack.truncate(it.depth);
@@ -155,7 +164,8 @@ pub fn parse(text: &str, url: &str) -> Option<ParsedFeed> {
                 if let Some(f) = &field
                     && at <= f.depth
                 {
-                    let f = field.take().expect("checked");
+                    let mut f = field.take().expect("checked");
+                    f.unclosed = at < f.depth;
                     if let Some(it) = item.as_mut() {
                         it.set(&f, &text[f.start..before]);
                     }
@@ -184,7 +194,8 @@ pub fn parse(text: &str, url: &str) -> Option<ParsedFeed> {
     }
     // Cut short: what is open ends at the end of the text.
     if let Some(mut it) = item.take() {
-        if let Some(f) = field.take() {
+        if let Some(mut f) = field.take() {
+            f.unclosed = true;
             it.set(&f, &text[f.start.min(text.len())..]);
         }
         entries.push(it.finish(base.as_ref()));
@@ -296,6 +307,8 @@ struct OpenField {
     start: usize,
     /// Markup inside it (xhtml, `mode="xml"`, naked HTML).
     has_children: bool,
+    /// Ended by something other than its end tag: stray tags in it are dropped.
+    unclosed: bool,
 }
 
 impl OpenField {
@@ -312,6 +325,9 @@ impl OpenField {
                 .and_then(|b| String::from_utf8(b).ok())
         {
             value = decoded;
+        }
+        if self.unclosed {
+            return text::html_to_text(&value);
         }
         let html = match self.kind {
             FieldKind::Summary | FieldKind::Content => true,
@@ -394,7 +410,7 @@ impl ItemBuilder {
             FieldKind::Updated => &mut self.updated,
             FieldKind::Link => {
                 if !matches!(self.link, Some((true, _))) {
-                    self.link = Some((true, text::one_line(&xml_text(raw))));
+                    self.link = Some((true, text::one_line(&field.value(raw))));
                 }
                 return;
             }
@@ -437,9 +453,13 @@ fn xml_text(raw: &str) -> String {
         out.push_str(&text::decode_entities(&rest[..lt]));
         let tail = &rest[lt..];
         if let Some(cdata) = tail.strip_prefix("<![CDATA[") {
-            let end = cdata.find("]]>").unwrap_or(cdata.len());
+            // An unclosed section ends at its first `]]` (a mistyped end), else at the end.
+            let (end, skip) = match cdata.find("]]>") {
+                Some(e) => (e, 3),
+                None => cdata.find("]]").map_or((cdata.len(), 0), |e| (e, 2)),
+            };
             out.push_str(&cdata[..end]);
-            rest = cdata.get(end + 3..).unwrap_or("");
+            rest = &cdata[end + skip..];
         } else if let Some(comment) = tail.strip_prefix("<!--") {
             rest = comment.find("-->").map_or("", |e| &comment[e + 3..]);
         } else {
