@@ -8,6 +8,7 @@ mod fetch;
 mod import;
 mod init_check;
 mod quality;
+mod recovered_feeds;
 mod search;
 mod search_page;
 pub mod serve;

@@ -588,7 +588,7 @@ mod tests {
         assert_eq!(e[0].text, "Incremental compilation is back on by default.");
         assert_eq!(
             e[0].published,
-            at("2021-07-20T06:00:00Z"),
+            at("2021-07-19T21:00:00Z"),
             "issued without a zone"
         );
     }
