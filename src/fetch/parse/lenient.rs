@@ -323,6 +323,13 @@ struct OpenField {
 impl OpenField {
     /// The field's text as one string: markup made text, entities decoded.
     fn value(&self, raw: &str) -> String {
+        // A feed cut inside `<![CDATA[`: the opener's start is not text.
+        let raw = match raw.rfind("<!") {
+            Some(at) if self.unclosed && "<![CDATA[".starts_with(raw[at..].trim_end()) => {
+                &raw[..at]
+            }
+            _ => raw,
+        };
         if self.has_children {
             return text::html_to_text(raw);
         }
@@ -707,6 +714,16 @@ mod tests {
         let e = parse_feed(in_cdata, URL).unwrap().entries;
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].title, "日経平均、3日ぶり反発 <速報>");
+    }
+
+    #[test]
+    fn cdata_cut_at_its_start_is_dropped_not_shown() {
+        let xml =
+            "<rss version=\"2.0\"><channel><item><link>http://example.com/1</link><title><![CD\r\n";
+        let e = parse_feed(xml, URL).unwrap().entries;
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].title, "");
+        assert_eq!(e[0].link.as_deref(), Some("http://example.com/1"));
     }
 
     #[test]
