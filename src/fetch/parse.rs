@@ -1,7 +1,9 @@
 //! Parsing decoded feed text into plain entries, and entries into archive items.
 //!
 //! RSS 0.9x, RSS 1.0 (RDF), RSS 2.0, Atom and JSON Feed through feed-rs. A panic inside the
-//! parser (feed-rs has some on real inputs) becomes an error for that feed only.
+//! parser (feed-rs has some on real inputs) becomes an error for that feed only. What feed-rs
+//! refuses or reads empty goes to the lenient reader (`parse/lenient.rs`: Atom 0.3, prefixed RSS,
+//! ill-formed XML).
 
 use chrono::{DateTime, FixedOffset, Utc};
 use sha2::{Digest, Sha256};
