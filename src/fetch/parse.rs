@@ -56,7 +56,11 @@ pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
     if matches!(&strict, Ok(feed) if !feed.entries.is_empty()) {
         return strict;
     }
-    match lenient::parse(text, url) {
+    // Like feed-rs, the lenient reader may not take the run down with it.
+    let lenient = std::panic::catch_unwind(|| lenient::parse(text, url))
+        .ok()
+        .flatten();
+    match lenient {
         Some(mut feed) if !feed.entries.is_empty() => {
             if feed.title.is_none()
                 && let Ok(strict) = &strict

@@ -85,7 +85,7 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
                     let mut f = field.take().expect("checked");
                     f.unclosed = true;
                     if let Some(it) = item.as_mut() {
-                        it.set(&f, &text[f.start..before]);
+                        it.set(&f, span(text, f.start, before));
                     }
                     stack.truncate(f.depth);
                 } else if let Some(f) = field.as_mut() {
@@ -96,7 +96,7 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
                         // An item opened inside an unclosed one: the old one ends here.
                         if let Some(mut f) = field.take() {
                             f.unclosed = true;
-                            it.set(&f, &text[f.start..before]);
+                            it.set(&f, span(text, f.start, before));
                         }
                         stack.truncate(it.depth);
                         entries.push(it.finish(base.as_ref()));
@@ -156,7 +156,7 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
                 {
                     if let Some(mut f) = field.take() {
                         f.unclosed = true;
-                        it.set(&f, &text[f.start..before]);
+                        it.set(&f, span(text, f.start, before));
                     }
                     stack.truncate(it.depth);
                     entries.push(it.finish(base.as_ref()));
@@ -176,14 +176,14 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
                     let mut f = field.take().expect("checked");
                     f.unclosed = at < f.depth;
                     if let Some(it) = item.as_mut() {
-                        it.set(&f, &text[f.start..before]);
+                        it.set(&f, span(text, f.start, before));
                     }
                 }
                 if let Some(f) = &title_field
                     && at <= f.depth
                 {
                     let f = title_field.take().expect("checked");
-                    feed_title = Some(text::one_line(&f.value(&text[f.start..before])));
+                    feed_title = Some(text::one_line(&f.value(span(text, f.start, before))));
                 }
                 if let Some(it) = &item
                     && at <= it.depth
@@ -205,7 +205,7 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
     if let Some(mut it) = item.take() {
         if let Some(mut f) = field.take() {
             f.unclosed = true;
-            it.set(&f, &text[f.start.min(text.len())..]);
+            it.set(&f, span(text, f.start, text.len()));
         }
         entries.push(it.finish(base.as_ref()));
     }
@@ -213,6 +213,20 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
         title: feed_title.filter(|t| !t.is_empty()),
         entries,
     })
+}
+
+/// `text[start..end]`, each end moved back to a character boundary (a reader position after a
+/// syntax error need not be one).
+fn span(text: &str, start: usize, end: usize) -> &str {
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let (start, end) = (floor(start), floor(end));
+    &text[start.min(end)..end]
 }
 
 /// An element's local name (no prefix), lower case.
@@ -793,6 +807,12 @@ mod tests {
             "&nbsp;",
             "<link href=\"javascript:x\"/>",
             "<!--",
+            "<日本",
+            "</記事>",
+            "<?",
+            "<!DOCTYPE x [<!ENTITY e \"ee\">]>",
+            "&e;",
+            "<title>",
             "\u{0}",
             "&#xD800;",
             "<a",
@@ -813,7 +833,7 @@ mod tests {
         let mut rng = crate::test_rng::XorShift(0x5eed_1e41);
         for name in names {
             let text = fixture(name);
-            for _ in 0..300 {
+            for _ in 0..500 {
                 let mut t = text.clone();
                 for _ in 0..(rng.next() % 4) {
                     let mut at = (rng.next() as usize) % (t.len() + 1);
@@ -836,6 +856,14 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn spans_never_cut_a_character() {
+        let t = "日本語";
+        assert_eq!(super::span(t, 1, 7), "日本");
+        assert_eq!(super::span(t, 4, 2), "");
+        assert_eq!(super::span(t, 3, 100), "本語");
     }
 
     #[test]
