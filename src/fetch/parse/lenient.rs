@@ -49,7 +49,7 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
     let mut feed_title: Option<String> = None;
     let mut item: Option<ItemBuilder> = None;
     let mut entries = Vec::new();
-    // The field being read: (builder slot, depth of its element, where its text starts).
+    // The item's field being read, and the feed's title while it is read.
     let mut field: Option<OpenField> = None;
     let mut title_field: Option<OpenField> = None;
     let mut last = 0usize;
@@ -89,6 +89,9 @@ fn parse_counted(text: &str, url: &str, work: &mut usize) -> Option<ParsedFeed> 
                     }
                     stack.truncate(f.depth);
                 } else if let Some(f) = field.as_mut() {
+                    f.has_children = true;
+                }
+                if let Some(f) = title_field.as_mut() {
                     f.has_children = true;
                 }
                 if name == "item" || name == "entry" {
