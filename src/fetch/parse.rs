@@ -1,7 +1,9 @@
 //! Parsing decoded feed text into plain entries, and entries into archive items.
 //!
 //! RSS 0.9x, RSS 1.0 (RDF), RSS 2.0, Atom and JSON Feed through feed-rs. A panic inside the
-//! parser (feed-rs has some on real inputs) becomes an error for that feed only.
+//! parser (feed-rs has some on real inputs) becomes an error for that feed only. What feed-rs
+//! refuses or reads empty goes to the lenient reader (`parse/lenient.rs`: Atom 0.3, prefixed RSS,
+//! ill-formed XML).
 
 use chrono::{DateTime, FixedOffset, Utc};
 use sha2::{Digest, Sha256};
@@ -9,6 +11,8 @@ use sha2::{Digest, Sha256};
 use crate::config::FetchSettings;
 use crate::content::Item;
 use crate::text;
+
+mod lenient;
 
 /// A feed as parsed, before it becomes archive items.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,11 +41,36 @@ const RSS_090_NS: &str = "http://my.netscape.com/rdf/simple/0.9/";
 const RSS_10_NS: &str = "http://purl.org/rss/1.0/";
 
 /// Parses a feed from UTF-8 text. `url` resolves relative links.
+///
+/// feed-rs first: what it reads is kept as it reads it (so the ids of items archived before stay
+/// the same). When it refuses the feed, or finds no entry, the lenient reader (`lenient`) reads
+/// what it can: Atom 0.3, RSS under a namespace prefix, RSS 1.0 items without a link, Atom content
+/// types feed-rs refuses, and ill-formed XML. A feed neither reads an entry from keeps feed-rs's
+/// verdict (its error, or no entries).
 pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
-    if text.contains(RSS_090_NS) {
-        return parse_feed_inner(&text.replace(RSS_090_NS, RSS_10_NS), url);
+    let strict = if text.contains(RSS_090_NS) {
+        parse_feed_inner(&text.replace(RSS_090_NS, RSS_10_NS), url)
+    } else {
+        parse_feed_inner(text, url)
+    };
+    if matches!(&strict, Ok(feed) if !feed.entries.is_empty()) {
+        return strict;
     }
-    parse_feed_inner(text, url)
+    // Like feed-rs, the lenient reader may not take the run down with it.
+    let lenient = std::panic::catch_unwind(|| lenient::parse(text, url))
+        .ok()
+        .flatten();
+    match lenient {
+        Some(mut feed) if !feed.entries.is_empty() => {
+            if feed.title.is_none()
+                && let Ok(strict) = &strict
+            {
+                feed.title.clone_from(&strict.title);
+            }
+            Ok(feed)
+        }
+        _ => strict,
+    }
 }
 
 fn parse_feed_inner(text: &str, url: &str) -> Result<ParsedFeed, String> {

@@ -9,6 +9,7 @@ mod import;
 mod init_check;
 mod publish;
 mod quality;
+mod recovered_feeds;
 mod robust;
 mod search;
 mod search_page;
