@@ -11,6 +11,7 @@ mod quality;
 mod search;
 mod search_page;
 pub mod serve;
+mod slugs;
 mod support;
 mod support_selftest;
 mod trends;
