@@ -315,7 +315,8 @@ fn load_chunk(
     let chunk_path = cache_dir.join(format!("{name}.bin"));
     let mut cached: FxHashMap<String, FileEntry> = std::fs::read(&chunk_path)
         .ok()
-        .and_then(|b| postcard::from_bytes::<Chunk>(&b).ok())
+        // Sealed with a checksum: a chunk cut short or corrupted is parsed again from content/.
+        .and_then(|b| postcard::from_bytes::<Chunk>(fsutil::unseal(&b)?).ok())
         .filter(|c| c.version == CACHE_VERSION)
         .map(|c| c.files.into_iter().map(|f| (f.rel.clone(), f)).collect())
         .unwrap_or_default();
@@ -363,7 +364,7 @@ fn load_chunk(
         };
         // The cache only saves time: failing to write it is not worth failing the build.
         if let Ok(bytes) = postcard::to_stdvec(&chunk) {
-            let _ = fsutil::write_atomic(&chunk_path, &bytes);
+            let _ = fsutil::write_atomic(&chunk_path, &fsutil::seal(bytes));
         }
         return Ok((chunk.files, parsed));
     }

@@ -113,19 +113,15 @@ fn load_state(path: &Path) -> BuildState {
         .unwrap_or_default()
 }
 
-/// A cache file's bytes: postcard, then a checksum of them that [`unsealed`] verifies.
+/// A cache file's bytes: postcard, [`fsutil::seal`]ed with a checksum.
 fn sealed<T: Serialize>(value: &T) -> Option<Vec<u8>> {
-    let mut bytes = postcard::to_stdvec(value).ok()?;
-    let sum = fsutil::fnv1a(&bytes);
-    bytes.extend_from_slice(&sum.to_le_bytes());
-    Some(bytes)
+    Some(fsutil::seal(postcard::to_stdvec(value).ok()?))
 }
 
 /// The body of a [`sealed`] file, if its checksum matches (not if it was cut short, corrupted
 /// or written by an older matome).
 fn unsealed(bytes: &[u8]) -> Option<&[u8]> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-    (fsutil::fnv1a(body).to_le_bytes() == sum).then_some(body)
+    fsutil::unseal(bytes)
 }
 
 /// `rel` (a path read from a cache) under `output`, if it stays there: relative, only plain
