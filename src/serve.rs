@@ -325,7 +325,7 @@ async fn api_search(
     // mistake: a 400 with a JSON error, as the page expects, not axum's plain text.
     let p = match query {
         Ok(Query(p)) => p,
-        Err(e) => return bad_request(format!("{}", e.body_text())),
+        Err(e) => return bad_request(e.body_text()),
     };
     // `offset` past the bound is refused rather than clamped: clamping would answer a
     // different question. (The searcher allocates for offset + limit hits.)
@@ -486,6 +486,8 @@ impl Hosts {
             }
         } else {
             match host.rsplit_once(':') {
+                // An IPv6 address must be in brackets.
+                Some((n, _)) if n.contains(':') => return false,
                 Some((n, p)) => (n, Some(p)),
                 None => (host, None),
             }
@@ -625,6 +627,45 @@ mod tests {
         ] {
             assert_eq!(resolve(&s, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn only_the_bound_address_is_a_host() {
+        let local: SocketAddr = "127.0.0.1:8000".parse().unwrap();
+        let h = allowed_hosts(local);
+        for ok in [
+            "127.0.0.1:8000",
+            "localhost:8000",
+            "LOCALHOST:8000",
+            "[::1]:8000",
+        ] {
+            assert!(h.allows(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "127.0.0.1",
+            "localhost",
+            "127.0.0.1:80",
+            "127.0.0.1:08000x",
+            "evil.example:8000",
+            "localhost.evil.example:8000",
+            "192.168.1.2:8000",
+            "[::1]",
+            "[::1:8000",
+            "[::1]x:8000",
+            "::1:8000",
+        ] {
+            assert!(!h.allows(bad), "{bad}");
+        }
+        // Port 80: browsers leave the port out.
+        let h = allowed_hosts("127.0.0.1:80".parse().unwrap());
+        assert!(h.allows("localhost") && h.allows("127.0.0.1:80"));
+        // Bound to a LAN address: that address too; bound to every interface: any address.
+        let h = allowed_hosts("192.168.1.2:8000".parse().unwrap());
+        assert!(h.allows("192.168.1.2:8000") && !h.allows("192.168.1.3:8000"));
+        let h = allowed_hosts("0.0.0.0:8000".parse().unwrap());
+        assert!(h.allows("192.168.1.3:8000") && h.allows("[fe80::1]:8000"));
+        assert!(!h.allows("evil.example:8000"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use matome::content::{Item, Snapshot};
+use matome::search::static_index::MonthShard;
 use serde::{Deserialize, Serialize};
 
 use crate::support::{FeedSpec, Response, Site, TestServer};
@@ -125,13 +126,14 @@ fn a_cut_down_df_cache_gives_the_same_keywords_as_a_fresh_one() {
     }
 }
 
-/// The build record as it is stored (`render::BuildState`, without its search months).
+/// The build record as it is stored (`render::BuildState`).
 #[derive(Debug, Serialize, Deserialize)]
 struct Record {
     version: u32,
     base_url: String,
     pages: BTreeMap<String, u64>,
     statics: Vec<String>,
+    search_months: BTreeMap<String, (u64, MonthShard)>,
 }
 
 /// A crafted `.matome/build/*.bin` (a poisoned CI cache) made the build delete files outside
@@ -151,6 +153,7 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
     std::fs::write(&absolute, "keep").unwrap();
     std::fs::write(elsewhere.path().join("victim.txt"), "keep").unwrap();
     site.write("outside", "keep");
+    site.write("victim/keep.txt", "keep");
     site.write("content/keep.txt", "keep");
     #[cfg(unix)]
     std::os::unix::fs::symlink(elsewhere.path(), site.path("public/link")).unwrap();
@@ -163,9 +166,14 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
     ] {
         r.pages.insert(rel, 1);
     }
-    // As the build writes it: the record, no search months, the checksum.
+    r.statics.push("../outside".into());
+    // A month of the static search index that is gone: its folder would be removed.
+    let shard = r.search_months.values().next().unwrap().1.clone();
+    for month in ["../../victim", "../../content"] {
+        r.search_months.insert(month.into(), (1, shard.clone()));
+    }
+    // As the build writes it: the record, then its checksum.
     let mut crafted = postcard::to_stdvec(&r).unwrap();
-    crafted.push(0);
     let sum = matome::fsutil::fnv1a(&crafted);
     crafted.extend_from_slice(&sum.to_le_bytes());
     std::fs::write(&record, &crafted).unwrap();
@@ -174,6 +182,8 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
     out.assert_success();
     assert_eq!(site.read("outside"), "keep");
     assert_eq!(site.read("content/keep.txt"), "keep");
+    assert_eq!(site.read("victim/keep.txt"), "keep");
+    assert!(!site.content_files().is_empty());
     assert!(absolute.exists(), "{}", absolute.display());
     assert!(elsewhere.path().join("victim.txt").exists());
     assert!(site.exists("public/index.html"));
