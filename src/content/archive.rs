@@ -5,7 +5,8 @@
 //! publication time and keywords, not the long texts — in a cache under `.matome/archive/`, one
 //! file per month. A file whose size and time (or, after a fresh clone, whose bytes) match its
 //! cache entry is not parsed; only the month chunks that changed are rewritten. content/ stays
-//! the only source of truth: a missing or foreign cache is rebuilt from it, and a file that no
+//! the only source of truth: a missing or foreign cache, or one whose checksum does not match
+//! ([`fsutil::seal`]), is rebuilt from it, and a file that no
 //! longer parses is reported with its path and line like everywhere else.
 //!
 //! Summaries and the Markdown body are read from the snapshot file itself when a page needs them

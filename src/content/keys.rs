@@ -5,8 +5,9 @@
 //! not (every file of a fresh git clone, with the cache restored by CI) is recognised by its hash
 //! without being parsed. A run parses only the files that are new or changed since —
 //! normally none, or the current hour's — so an hourly fetch costs the same after a year as after
-//! a day. content/ stays the source of truth: a missing, unreadable or foreign cache is rebuilt
-//! from it, and any file whose size or time differs is parsed again.
+//! a day. content/ stays the source of truth: a missing, unreadable or foreign cache, or one
+//! whose checksum does not match its entries, is rebuilt from it, and any file whose size or
+//! time differs is parsed again.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -6,7 +6,10 @@
 //! files whose fingerprint changed or that are missing, writes only files whose bytes changed
 //! (so unchanged files keep their modification time), and deletes files the site no longer
 //! has. A change of theme, templates, config or matome version changes every fingerprint: a
-//! full build. It reads content/ through [`crate::content::archive`] and never writes there.
+//! full build. The record is a cache and trusted no further than that: it is checksummed (one
+//! that does not verify means a full build), and a path read from it is deleted only when it
+//! stays inside the output folder (`confined`). It reads content/ through
+//! [`crate::content::archive`] and never writes there.
 
 pub mod chart;
 pub mod pages;

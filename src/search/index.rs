@@ -2,8 +2,9 @@
 //!
 //! Owns the schema, the tokenizer adapter over the shared analyser ([`MatomeTokenizer`]: the
 //! same tokens 頻出ワード come from), keeping the index in step with content/ (only snapshot
-//! files that are new or changed are indexed again; a missing index, or one of another schema or
-//! analyser, is rebuilt from content/), and the query language of `matome search`: words are
+//! files that are new or changed are indexed again; a missing index, one of another schema or
+//! analyser, or one that does not verify (segment checksums, segment readers: a truncated or
+//! corrupted file) is rebuilt from content/), and the query language of `matome search`: words are
 //! AND-ed, `"quoted phrases"` match words standing together, `-word` excludes. A query of only
 //! particles or stop words has no terms and matches nothing.
 
