@@ -1773,6 +1773,37 @@ mod tests {
         assert_ne!(slugs[0], slugs[1]);
     }
 
+    /// Issue 11, finding 4: two pages with one output path must be refused, naming both.
+    #[test]
+    fn two_pages_with_one_path_are_refused() {
+        let config = Config::parse(
+            "title = \"t\"\nbase_url = \"https://user.github.io/repo/\"\n",
+            "matome.toml",
+        )
+        .unwrap();
+        let mut archive = Archive::default();
+        archive.categories.names = vec!["c++".into(), "c-ae8bb0".into()];
+        archive.categories.items = vec![Vec::new(), Vec::new()];
+        let site = Site::new(&config, &archive, config.base_url.clone(), None);
+        let plan = plan(&site);
+        check_unique_paths(&site, &plan).unwrap();
+        let page = |id| Page {
+            path: "categories/c-ae8bb0/index.html".into(),
+            kind: Kind::Term {
+                tax: Tax::Category,
+                id,
+                page: 0,
+            },
+            fp: 0,
+        };
+        let err = check_unique_paths(&site, &[page(0), page(1)])
+            .unwrap_err()
+            .to_string();
+        for part in ["\"c++\"", "\"c-ae8bb0\"", "categories/c-ae8bb0/index.html"] {
+            assert!(err.contains(part), "{part}: {err}");
+        }
+    }
+
     #[test]
     fn pagination_is_stable_as_items_arrive() {
         let per = 3;
