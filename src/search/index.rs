@@ -215,16 +215,8 @@ fn open_or_create(root: &Path, checksums: bool) -> Result<(Index, IndexState, bo
             ),
         }
     }
-    // Missing, foreign, stale or damaged: start again from content/. The state goes first,
-    // so an interrupted rebuild is never taken for a complete index.
-    match std::fs::remove_file(state_path(root)) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => {
-            return Err(e).with_context(|| format!("removing {}", state_path(root).display()));
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    // Missing, foreign, stale or damaged: start again from content/.
+    wipe(root)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let index = Index::create_in_dir(&dir, schema)
         .with_context(|| format!("creating the search index in {}", dir.display()))?;
@@ -240,10 +232,51 @@ fn open_or_create(root: &Path, checksums: bool) -> Result<(Index, IndexState, bo
     ))
 }
 
+/// Removes the index and its state. The state goes first, so an interrupted rebuild is never
+/// taken for a complete index.
+fn wipe(root: &Path) -> Result<()> {
+    match std::fs::remove_file(state_path(root)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("removing {}", state_path(root).display()));
+        }
+    }
+    let _ = std::fs::remove_dir_all(index_dir(root).join("tantivy"));
+    Ok(())
+}
+
+/// Items the index holds (deleted ones not counted).
+fn held_items(index: &Index) -> Result<u64> {
+    let reader: tantivy::IndexReader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()?;
+    Ok(reader.searcher().num_docs())
+}
+
 /// Brings the index of the site at `root` in step with its archive: the items of snapshot
 /// files that are new or changed since it was last updated are (re)indexed, those of files
-/// gone are removed. The caller holds the site lock.
+/// gone are removed. Then the index must hold exactly the archive's items: if it does not (its
+/// files.json out of step with it), it is rebuilt from content/, saying so. The caller holds
+/// the site lock.
 pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexReport> {
+    let (report, index) = update_files(root, config, archive)?;
+    let held = held_items(&index)?;
+    let expected = archive.items.len() as u64;
+    if held == expected {
+        return Ok(report);
+    }
+    eprintln!(
+        "the search index in {} holds {held} items where the archive has {expected}; rebuilding it from content/",
+        index_dir(root).display()
+    );
+    drop(index);
+    wipe(root)?;
+    Ok(update_files(root, config, archive)?.0)
+}
+
+fn update_files(root: &Path, config: &Config, archive: &Archive) -> Result<(IndexReport, Index)> {
     let (index, mut state, rebuilt) = open_or_create(root, true)?;
     let (_, f) = schema();
     // Site-relative path → (content hash, file, hour) of every snapshot.
@@ -275,7 +308,7 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
         items_added: 0,
     };
     if removed.is_empty() && added.is_empty() {
-        return Ok(report);
+        return Ok((report, index));
     }
     let mut writer: IndexWriter = index
         .writer(WRITER_HEAP)
@@ -333,7 +366,8 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
     writer.commit().context("committing the search index")?;
     let bytes = serde_json::to_vec(&state)?;
     fsutil::write_atomic(&state_path(root), &bytes)?;
-    Ok(report)
+    drop(writer);
+    Ok((report, index))
 }
 
 /// `matome search`'s options.

@@ -196,3 +196,26 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
     std::fs::remove_file(site.path("public/link")).unwrap();
     site.matome(&["check"]).assert_success();
 }
+
+/// `.matome/search/files.json` says which snapshot files the index holds; one out of step with
+/// the index (here: a file forgotten) made the next update index that file's items twice.
+#[test]
+fn a_search_state_out_of_step_with_the_index_is_rebuilt() {
+    let site = demo();
+    site.matome(&["build"]).assert_success();
+    let fresh = site.matome(&["search", "--json", "--limit", "100", "クラウド"]);
+    fresh.assert_success();
+    assert!(!fresh.stdout.trim().is_empty(), "{fresh:?}");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&site.read(".matome/search/files.json")).unwrap();
+    let files = state["files"].as_object_mut().unwrap();
+    let first = files.keys().next().unwrap().clone();
+    files.remove(&first);
+    site.write(".matome/search/files.json", state.to_string());
+    let out = site.matome(&["build"]);
+    out.assert_success();
+    assert!(out.stderr.contains("rebuilding"), "{out:?}");
+    let again = site.matome(&["search", "--json", "--limit", "100", "クラウド"]);
+    again.assert_success();
+    assert_eq!(again.stdout, fresh.stdout, "no item twice");
+}
