@@ -139,6 +139,20 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
+/// A cache file's bytes: `body`, then its [`fnv1a`] (8 bytes, little-endian), which
+/// [`unseal`] verifies, so a cache cut short or corrupted is noticed and rebuilt.
+pub fn seal(mut body: Vec<u8>) -> Vec<u8> {
+    let sum = fnv1a(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    body
+}
+
+/// The body of a [`seal`]ed file, if its checksum matches.
+pub fn unseal(bytes: &[u8]) -> Option<&[u8]> {
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    (fnv1a(body).to_le_bytes() == sum).then_some(body)
+}
+
 /// An exclusive lock on the site, held while a run changes content/ or the fetch state.
 /// Released when dropped, and by the OS if the process dies.
 #[derive(Debug)]

@@ -15,8 +15,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -25,7 +27,7 @@ use tokio::sync::broadcast;
 
 use crate::config::Config;
 use crate::render::{self, BuildOptions};
-use crate::search::index::{SearchOptions, SiteSearcher, parse_date, parse_until};
+use crate::search::index::{MAX_OFFSET, SearchOptions, SiteSearcher, parse_date, parse_until};
 
 /// `matome serve`'s options.
 #[derive(Debug, Clone)]
@@ -51,6 +53,8 @@ struct Shared {
     base_path: String,
     /// `http://127.0.0.1:PORT/REPO/`: what search hits link to.
     local_url: String,
+    /// The Host headers this server answers (DNS rebinding defence): see [`allowed_hosts`].
+    hosts: Hosts,
     /// The site's zone, for the search API's dates.
     timezone: chrono_tz::Tz,
     /// The last build's error, shown to pages that load while it stands.
@@ -94,6 +98,7 @@ async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
     let shared = Arc::new(Shared {
         output: root.join(render::OUTPUT_DIR),
         local_url: format!("http://{local}{base_path}"),
+        hosts: allowed_hosts(local),
         base_path: base_path.clone(),
         timezone: config.timezone,
         root: root.clone(),
@@ -112,6 +117,10 @@ async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
         .route(&format!("{base_path}__matome/live.js"), get(live_js))
         .route(&format!("{base_path}api/search"), get(api_search))
         .fallback(files)
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            check_host,
+        ))
         .with_state(shared.clone());
     // Listen for Ctrl-C before saying we are up, so an early one is not missed.
     #[cfg(unix)]
@@ -297,7 +306,35 @@ struct SearchParams {
     sort: Option<String>,
 }
 
-async fn api_search(State(shared): State<Arc<Shared>>, Query(p): Query<SearchParams>) -> Response {
+/// The API's `limit` is clamped to `1..=API_MAX_LIMIT`.
+const API_MAX_LIMIT: usize = 200;
+
+fn bad_request(msg: String) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        axum::Json(serde_json::json!({ "error": msg })),
+    )
+        .into_response()
+}
+
+async fn api_search(
+    State(shared): State<Arc<Shared>>,
+    query: Result<Query<SearchParams>, QueryRejection>,
+) -> Response {
+    // A malformed parameter (`offset=-1`, `limit=1e99`, a number past u64) is the caller's
+    // mistake: a 400 with a JSON error, as the page expects, not axum's plain text.
+    let p = match query {
+        Ok(Query(p)) => p,
+        Err(e) => return bad_request(e.body_text()),
+    };
+    // `offset` past the bound is refused rather than clamped: clamping would answer a
+    // different question. (The searcher allocates for offset + limit hits.)
+    let offset = p.offset.unwrap_or(0);
+    if offset > MAX_OFFSET {
+        return bad_request(format!(
+            "offset {offset} is too large: at most {MAX_OFFSET} hits can be skipped (narrow the query instead)"
+        ));
+    }
     let tz = shared.timezone;
     let date = |d: &Option<String>, end: bool| -> Result<Option<i64>> {
         d.as_deref()
@@ -313,18 +350,12 @@ async fn api_search(State(shared): State<Arc<Shared>>, Query(p): Query<SearchPar
     };
     let (since, until) = match (date(&p.since, false), date(&p.until, true)) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => {
-            return (
-                StatusCode::BAD_REQUEST,
-                axum::Json(serde_json::json!({ "error": format!("{e:#}") })),
-            )
-                .into_response();
-        }
+        (Err(e), _) | (_, Err(e)) => return bad_request(format!("{e:#}")),
     };
     let opts = SearchOptions {
         query: p.q,
-        limit: p.limit.unwrap_or(20).clamp(1, 200),
-        offset: p.offset.unwrap_or(0),
+        limit: p.limit.unwrap_or(20).clamp(1, API_MAX_LIMIT),
+        offset,
         category: p.category.filter(|s| !s.is_empty()),
         site: p.site.filter(|s| !s.is_empty()),
         since,
@@ -365,9 +396,10 @@ fn content_type(p: &Path) -> &'static str {
     }
 }
 
-/// The output file a request path names, if it is one: under the base path, no `..`, inside
-/// the output folder even through symlinks.
-fn resolve(shared: &Shared, path: &str) -> Option<PathBuf> {
+/// What a request path names inside the output folder: under the base path, no `..`, no
+/// absolute or empty-root part, inside the output folder even through symlinks. The canonical
+/// path of an existing file or folder, else `None`.
+fn locate(shared: &Shared, path: &str) -> Option<PathBuf> {
     let rest = path.strip_prefix(&shared.base_path)?;
     let rel = percent_encoding::percent_decode_str(rest)
         .decode_utf8()
@@ -378,13 +410,22 @@ fn resolve(shared: &Shared, path: &str) -> Option<PathBuf> {
     {
         return None;
     }
-    let mut p = shared.output.join(rel);
-    if p.is_dir() {
-        p = p.join("index.html");
-    }
-    let canonical = p.canonicalize().ok()?;
+    let canonical = shared.output.join(rel).canonicalize().ok()?;
     let output = shared.output.canonicalize().ok()?;
-    (canonical.starts_with(&output) && canonical.is_file()).then_some(canonical)
+    canonical.starts_with(&output).then_some(canonical)
+}
+
+/// The output file a request path names, if it is one (a folder names its `index.html`).
+fn resolve(shared: &Shared, path: &str) -> Option<PathBuf> {
+    let mut p = locate(shared, path)?;
+    if p.is_dir() {
+        p = p.join("index.html").canonicalize().ok()?;
+        let output = shared.output.canonicalize().ok()?;
+        if !p.starts_with(&output) {
+            return None;
+        }
+    }
+    p.is_file().then_some(p)
 }
 
 async fn files(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
@@ -392,18 +433,13 @@ async fn files(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
     if path == "/" && shared.base_path != "/" {
         return redirect(&shared.base_path);
     }
-    // A folder without its slash: as GitHub Pages does, redirect.
+    // A folder without its slash: as GitHub Pages does, redirect — only for a folder inside
+    // the output folder (anything else is the same 404, so nothing outside is revealed), and
+    // never to a `//host` (protocol-relative) Location.
     if !path.ends_with('/')
-        && let Some(rest) = path.strip_prefix(&shared.base_path)
-        && !rest.is_empty()
-        && shared
-            .output
-            .join(
-                percent_encoding::percent_decode_str(rest)
-                    .decode_utf8_lossy()
-                    .as_ref(),
-            )
-            .is_dir()
+        && path.len() > shared.base_path.len()
+        && !path.starts_with("//")
+        && locate(&shared, path).is_some_and(|p| p.is_dir())
     {
         let q = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
         return redirect(&format!("{path}/{q}"));
@@ -414,6 +450,87 @@ async fn files(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
             Err(_) => not_found(&shared).await,
         },
         None => not_found(&shared).await,
+    }
+}
+
+/// The Host headers a server bound to one address answers.
+#[derive(Debug, Clone)]
+struct Hosts {
+    port: u16,
+    /// The bound address (`127.0.0.1`, `::1`, …).
+    bind: IpAddr,
+}
+
+/// The hosts of the server listening on `local`: `127.0.0.1:PORT`, `localhost:PORT`,
+/// `[::1]:PORT` and the bound address with the port (without the port only on port 80). A
+/// server bound to every interface (`--bind 0.0.0.0` or `::`) also answers any IP address with
+/// its port: DNS rebinding needs a host *name*, and a LAN address is what such a bind is for.
+fn allowed_hosts(local: SocketAddr) -> Hosts {
+    Hosts {
+        port: local.port(),
+        bind: local.ip(),
+    }
+}
+
+impl Hosts {
+    fn allows(&self, host: &str) -> bool {
+        // `name[:port]` or `[v6][:port]`.
+        let (name, port) = if let Some(rest) = host.strip_prefix('[') {
+            let Some((v6, after)) = rest.split_once(']') else {
+                return false;
+            };
+            match after.strip_prefix(':') {
+                Some(p) => (v6, Some(p)),
+                None if after.is_empty() => (v6, None),
+                None => return false,
+            }
+        } else {
+            match host.rsplit_once(':') {
+                // An IPv6 address must be in brackets.
+                Some((n, _)) if n.contains(':') => return false,
+                Some((n, p)) => (n, Some(p)),
+                None => (host, None),
+            }
+        };
+        let port_ok = match port {
+            Some(p) => p.parse::<u16>().is_ok_and(|p| p == self.port),
+            None => self.port == 80,
+        };
+        if !port_ok {
+            return false;
+        }
+        if name.eq_ignore_ascii_case("localhost") {
+            return true;
+        }
+        let Ok(ip) = name.parse::<IpAddr>() else {
+            return false;
+        };
+        ip == IpAddr::from([127, 0, 0, 1])
+            || ip == IpAddr::from(std::net::Ipv6Addr::LOCALHOST)
+            || ip == self.bind
+            || self.bind.is_unspecified()
+    }
+}
+
+/// Refuses requests for any other host with 403 before they reach a handler: a web page whose
+/// name was rebound to 127.0.0.1 (DNS rebinding) would otherwise read the preview and its API.
+async fn check_host(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()));
+    match host {
+        Some(h) if shared.hosts.allows(h) => next.run(request).await,
+        _ => (
+            StatusCode::FORBIDDEN,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            format!(
+                "this server answers only for its own address: open {}\n",
+                shared.local_url
+            ),
+        )
+            .into_response(),
     }
 }
 
@@ -477,6 +594,7 @@ mod tests {
             output: out.to_path_buf(),
             base_path: "/repo/".into(),
             local_url: "http://127.0.0.1:1/repo/".into(),
+            hosts: allowed_hosts("127.0.0.1:8000".parse().unwrap()),
             timezone: chrono_tz::UTC,
             error: RwLock::new(None),
             searcher: RwLock::new(None),
@@ -509,6 +627,45 @@ mod tests {
         ] {
             assert_eq!(resolve(&s, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn only_the_bound_address_is_a_host() {
+        let local: SocketAddr = "127.0.0.1:8000".parse().unwrap();
+        let h = allowed_hosts(local);
+        for ok in [
+            "127.0.0.1:8000",
+            "localhost:8000",
+            "LOCALHOST:8000",
+            "[::1]:8000",
+        ] {
+            assert!(h.allows(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "127.0.0.1",
+            "localhost",
+            "127.0.0.1:80",
+            "127.0.0.1:08000x",
+            "evil.example:8000",
+            "localhost.evil.example:8000",
+            "192.168.1.2:8000",
+            "[::1]",
+            "[::1:8000",
+            "[::1]x:8000",
+            "::1:8000",
+        ] {
+            assert!(!h.allows(bad), "{bad}");
+        }
+        // Port 80: browsers leave the port out.
+        let h = allowed_hosts("127.0.0.1:80".parse().unwrap());
+        assert!(h.allows("localhost") && h.allows("127.0.0.1:80"));
+        // Bound to a LAN address: that address too; bound to every interface: any address.
+        let h = allowed_hosts("192.168.1.2:8000".parse().unwrap());
+        assert!(h.allows("192.168.1.2:8000") && !h.allows("192.168.1.3:8000"));
+        let h = allowed_hosts("0.0.0.0:8000".parse().unwrap());
+        assert!(h.allows("192.168.1.3:8000") && h.allows("[fe80::1]:8000"));
+        assert!(!h.allows("evil.example:8000"));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //!
 //! Kept incrementally in a cache file (`.matome/df.tsv`, not committed): each fetch adds its new
 //! items. content/ stays the source of truth: the cache is rebuilt from it whenever it is
-//! missing, was made by another analyser version, or does not count as many items as the archive.
+//! missing, was made by another analyser version, does not count as many items as the archive,
+//! or does not verify (its header carries a hash of the body: a file cut short, edited or
+//! corrupted is rebuilt, never used).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::{Path, PathBuf};
@@ -71,19 +73,31 @@ impl DocFreq {
         Ok(Self::from_items(&items))
     }
 
+    /// The cache if it verifies: `matome-df`, the analyser's fingerprint, the item count and a
+    /// hash of the body in the header; every line a key and a count between 1 and the item
+    /// count; no key twice.
     fn load(root: &Path) -> Option<DocFreq> {
         let text = std::fs::read_to_string(Self::path(root)).ok()?;
-        let mut lines = text.lines();
-        let header = lines.next()?;
+        let (header, body) = text.split_once('\n')?;
         let mut parts = header.split('\t');
         if parts.next()? != "matome-df" || parts.next()? != Analyzer::get().fingerprint() {
             return None;
         }
-        let docs = parts.next()?.parse().ok()?;
+        let docs: u64 = parts.next()?.parse().ok()?;
+        let hash = u64::from_str_radix(parts.next()?, 16).ok()?;
+        if parts.next().is_some() || fsutil::fnv1a(body.as_bytes()) != hash {
+            return None;
+        }
         let mut df = FxHashMap::default();
-        for line in lines {
+        for line in body.lines() {
             let (k, v) = line.split_once('\t')?;
-            df.insert(u64::from_str_radix(k, 16).ok()?, v.parse().ok()?);
+            let v: u32 = v.parse().ok()?;
+            if v == 0 || u64::from(v) > docs {
+                return None;
+            }
+            if df.insert(u64::from_str_radix(k, 16).ok()?, v).is_some() {
+                return None;
+            }
         }
         Some(DocFreq { docs, df })
     }
@@ -92,15 +106,17 @@ impl DocFreq {
     pub fn save(&self, root: &Path) -> Result<()> {
         let mut keys: Vec<(&u64, &u32)> = self.df.iter().collect();
         keys.sort();
-        let mut out = format!(
-            "matome-df\t{}\t{}\n",
-            Analyzer::get().fingerprint(),
-            self.docs
-        );
+        let mut body = String::with_capacity(keys.len() * 24);
         for (k, v) in keys {
             use std::fmt::Write as _;
-            let _ = writeln!(out, "{k:016x}\t{v}");
+            let _ = writeln!(body, "{k:016x}\t{v}");
         }
+        let out = format!(
+            "matome-df\t{}\t{}\t{:016x}\n{body}",
+            Analyzer::get().fingerprint(),
+            self.docs,
+            fsutil::fnv1a(body.as_bytes())
+        );
         fsutil::write_atomic(&Self::path(root), out.as_bytes())
             .context("writing the document-frequency cache")
     }
@@ -139,5 +155,43 @@ mod tests {
             DocFreq::default()
         );
         assert_eq!(DocFreq::load_or_rebuild(dir.path(), 1).unwrap(), df);
+    }
+
+    /// Issue 11, finding 5: a df.tsv cut short (its header intact) was accepted, and 449 of 450
+    /// new items got other keywords, written into content/ for good.
+    #[test]
+    fn a_cache_that_does_not_verify_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut df = DocFreq::default();
+        for i in 0..4 {
+            df.add_keys((0..=i).map(|k| term_hash(&format!("term{k}"))));
+        }
+        df.save(dir.path()).unwrap();
+        assert_eq!(DocFreq::load(dir.path()), Some(df.clone()));
+        let path = DocFreq::path(dir.path());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let cut = format!("{}\n", lines[..lines.len() - 1].join("\n"));
+        let doubled = format!("{text}{}\n", lines[1]);
+        let (k, _) = lines[1].split_once('\t').unwrap();
+        let edited = text.replacen(lines[1], &format!("{k}\t3"), 1);
+        let over = text.replacen(lines[1], &format!("{k}\t5"), 1);
+        let old_format = text.replacen(
+            &format!("\t{}\n", lines[0].rsplit('\t').next().unwrap()),
+            "\n",
+            1,
+        );
+        for (what, bad) in [
+            ("cut short", cut),
+            ("a line twice", doubled),
+            ("a count edited", edited),
+            ("a count above the items", over),
+            ("no body hash", old_format),
+            ("empty", String::new()),
+            ("garbage", "\u{0}\u{1}".to_string()),
+        ] {
+            std::fs::write(&path, &bad).unwrap();
+            assert_eq!(DocFreq::load(dir.path()), None, "{what}: {bad:?}");
+        }
     }
 }

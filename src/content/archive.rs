@@ -5,7 +5,8 @@
 //! publication time and keywords, not the long texts — in a cache under `.matome/archive/`, one
 //! file per month. A file whose size and time (or, after a fresh clone, whose bytes) match its
 //! cache entry is not parsed; only the month chunks that changed are rewritten. content/ stays
-//! the only source of truth: a missing or foreign cache is rebuilt from it, and a file that no
+//! the only source of truth: a missing or foreign cache, or one whose checksum does not match
+//! ([`fsutil::seal`]), is rebuilt from it, and a file that no
 //! longer parses is reported with its path and line like everywhere else.
 //!
 //! Summaries and the Markdown body are read from the snapshot file itself when a page needs them
@@ -330,7 +331,8 @@ fn load_chunk(
     let chunk_path = cache_dir.join(format!("{name}.bin"));
     let mut cached: FxHashMap<String, FileEntry> = std::fs::read(&chunk_path)
         .ok()
-        .and_then(|b| postcard::from_bytes::<Chunk>(&b).ok())
+        // Sealed with a checksum: a chunk cut short or corrupted is parsed again from content/.
+        .and_then(|b| postcard::from_bytes::<Chunk>(fsutil::unseal(&b)?).ok())
         .filter(|c| c.version == CACHE_VERSION)
         .map(|c| c.files.into_iter().map(|f| (f.rel.clone(), f)).collect())
         .unwrap_or_default();
@@ -380,7 +382,7 @@ fn load_chunk(
         };
         // The cache only saves time: failing to write it is not worth failing the build.
         if let Ok(bytes) = postcard::to_stdvec(&chunk) {
-            let _ = fsutil::write_atomic(&chunk_path, &bytes);
+            let _ = fsutil::write_atomic(&chunk_path, &fsutil::seal(bytes));
         }
         return Ok((chunk.files, parsed, broken));
     }

@@ -5,8 +5,9 @@
 //! not (every file of a fresh git clone, with the cache restored by CI) is recognised by its hash
 //! without being parsed. A run parses only the files that are new or changed since —
 //! normally none, or the current hour's — so an hourly fetch costs the same after a year as after
-//! a day. content/ stays the source of truth: a missing, unreadable or foreign cache is rebuilt
-//! from it, and any file whose size or time differs is parsed again.
+//! a day. content/ stays the source of truth: a missing, unreadable or foreign cache, or one
+//! whose checksum does not match its entries, is rebuilt from it, and any file whose size or
+//! time differs is parsed again.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -39,18 +40,30 @@ struct Cache {
     version: u32,
     /// Keyed by the path relative to the site root.
     files: BTreeMap<String, FileKeys>,
+    /// [`fsutil::fnv1a`] of `files` as JSON: a cache that does not verify is not used (its
+    /// keys decide which items are new, so a corrupted one could drop items for good).
+    check: u64,
 }
 
 #[derive(Serialize)]
 struct CacheRef<'a> {
     version: u32,
     files: &'a BTreeMap<String, FileKeys>,
+    check: u64,
+}
+
+fn files_check(files: &BTreeMap<String, FileKeys>) -> Option<u64> {
+    serde_json::to_vec(files).ok().map(|b| fsutil::fnv1a(&b))
 }
 
 fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
+    let Some(check) = files_check(files) else {
+        return;
+    };
     let cache = CacheRef {
         version: VERSION,
         files,
+        check,
     };
     // The cache only saves time: failing to write it is not worth failing the run.
     if let Ok(bytes) = serde_json::to_vec(&cache) {
@@ -107,7 +120,7 @@ fn load_cache(root: &Path) -> Cache {
     std::fs::read(cache_path(root))
         .ok()
         .and_then(|b| serde_json::from_slice::<Cache>(&b).ok())
-        .filter(|c| c.version == VERSION)
+        .filter(|c| c.version == VERSION && files_check(&c.files) == Some(c.check))
         .unwrap_or_default()
 }
 
@@ -205,6 +218,26 @@ mod tests {
         }
         text.push_str("+++\n");
         Snapshot::parse(&text, "x").unwrap()
+    }
+
+    /// Issue 11, finding 5: keys.json decides which items are new; an edited or corrupted one
+    /// (here: an id it does not have) must not be believed.
+    #[test]
+    fn a_keys_cache_that_does_not_verify_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        snap("2021-07-20T08:00:00+09:00", &["a1", "a2"])
+            .write(&root.join("content/2021/07/20/0800.md"))
+            .unwrap();
+        let first = load_keys(root).unwrap();
+        let text = std::fs::read_to_string(cache_path(root)).unwrap();
+        assert!(text.contains("\"a2\""), "{text}");
+        std::fs::write(cache_path(root), text.replace("\"a2\"", "\"zz\"")).unwrap();
+        let again = load_keys(root).unwrap();
+        assert_eq!(again.parsed_files, 1, "the file is read again");
+        assert_eq!(again.keys, first.keys);
+        std::fs::write(cache_path(root), &text[..text.len() / 2]).unwrap();
+        assert_eq!(load_keys(root).unwrap().parsed_files, 1);
     }
 
     #[test]

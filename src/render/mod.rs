@@ -6,7 +6,10 @@
 //! files whose fingerprint changed or that are missing, writes only files whose bytes changed
 //! (so unchanged files keep their modification time), and deletes files the site no longer
 //! has. A change of theme, templates, config or matome version changes every fingerprint: a
-//! full build. It reads content/ through [`crate::content::archive`] and never writes there.
+//! full build. The record is a cache and trusted no further than that: it is checksummed (one
+//! that does not verify means a full build), and a path read from it is deleted only when it
+//! stays inside the output folder (`confined`). It reads content/ through
+//! [`crate::content::archive`] and never writes there.
 
 pub mod chart;
 pub mod pages;
@@ -33,7 +36,7 @@ use theme::{Filters, Theme};
 
 /// The default output folder at the site root.
 pub const OUTPUT_DIR: &str = "public";
-const STATE_VERSION: u32 = 3;
+const STATE_VERSION: u32 = 4;
 
 /// `matome build`'s options.
 #[derive(Debug, Clone, Default)]
@@ -101,12 +104,44 @@ fn state_path(root: &Path, output: &Path) -> PathBuf {
         .join(format!("{key:016x}.bin"))
 }
 
+/// The last build's record, if it verifies: its checksum (a hash of the body, appended when it
+/// was saved) matches and it is of this version. Anything else (missing, cut short, corrupted,
+/// of another version) is an empty record: a full build. The record is still not trusted for
+/// paths: every path read from it goes through [`confined`] before anything is deleted.
 fn load_state(path: &Path) -> BuildState {
     std::fs::read(path)
         .ok()
-        .and_then(|b| postcard::from_bytes::<BuildState>(&b).ok())
+        .and_then(|b| postcard::from_bytes::<BuildState>(unsealed(&b)?).ok())
         .filter(|s| s.version == STATE_VERSION)
         .unwrap_or_default()
+}
+
+/// A cache file's bytes: postcard, [`fsutil::seal`]ed with a checksum.
+fn sealed<T: Serialize>(value: &T) -> Option<Vec<u8>> {
+    Some(fsutil::seal(postcard::to_stdvec(value).ok()?))
+}
+
+/// The body of a [`sealed`] file, if its checksum matches (not if it was cut short, corrupted
+/// or written by an older matome).
+fn unsealed(bytes: &[u8]) -> Option<&[u8]> {
+    fsutil::unseal(bytes)
+}
+
+/// `rel` (a path read from a cache) under `output`, if it stays there: relative, only plain
+/// names (no `..`, no root, no `\`, no NUL), and its folder, resolved through symlinks, inside
+/// `output` (the canonical output folder). `None` for anything else, which is then left alone.
+fn confined(output: &Path, rel: &str) -> Option<PathBuf> {
+    use std::path::Component;
+    let p = Path::new(rel);
+    if rel.is_empty()
+        || rel.contains(['\0', '\\'])
+        || !p.components().all(|c| matches!(c, Component::Normal(_)))
+    {
+        return None;
+    }
+    let full = output.join(p);
+    let parent = full.parent()?.canonicalize().ok()?;
+    parent.starts_with(output).then_some(full)
 }
 
 /// Writes the static search index (`OUTPUT/search/`): the shards of the months whose snapshot
@@ -141,6 +176,7 @@ fn write_static_search(
         if let Some((old_fp, shard)) = old.get(&month)
             && *old_fp == fp
             && dir.join(&month).is_dir()
+            && shard_is_whole(&dir, &month, shard)
         {
             out.insert(month, (fp, shard.clone()));
             continue;
@@ -153,7 +189,7 @@ fn write_static_search(
             .join(format!("{month}.bin"));
         let mut cache: rustc_hash::FxHashMap<u64, Vec<DocRow>> = std::fs::read(&cache_path)
             .ok()
-            .and_then(|b| postcard::from_bytes::<Vec<(u64, Vec<DocRow>)>>(&b).ok())
+            .and_then(|b| postcard::from_bytes::<Vec<(u64, Vec<DocRow>)>>(unsealed(&b)?).ok())
             .map(|v| v.into_iter().collect())
             .unwrap_or_default();
         let missing: Vec<usize> = digests
@@ -192,7 +228,11 @@ fn write_static_search(
                 docs.push(StaticDoc {
                     title: &row.title,
                     summary: &row.summary,
-                    link: row.link.as_deref(),
+                    // Checked again: the row comes from a cache file.
+                    link: row
+                        .link
+                        .as_deref()
+                        .filter(|l| safety::safe_link(l).is_some()),
                     site: &row.site,
                     category: &row.category,
                     published: row.published,
@@ -220,15 +260,20 @@ fn write_static_search(
                     cache.remove(&h).map(|rows| (h, rows))
                 })
                 .collect();
-            if let Ok(bytes) = postcard::to_stdvec(&keep) {
+            if let Some(bytes) = sealed(&keep) {
                 let _ = fsutil::write_if_changed(&cache_path, &bytes);
             }
         }
         written += shard.written;
         out.insert(month, (fp, shard));
     }
+    // Months read from the record: only a well-formed month's own folder is removed.
     for gone in old.keys().filter(|m| !out.contains_key(*m)) {
-        let _ = std::fs::remove_dir_all(dir.join(gone));
+        if static_index::check_month(gone).is_ok()
+            && let Some(path) = confined(output, &format!("search/{gone}"))
+        {
+            let _ = std::fs::remove_dir_all(path);
+        }
     }
     let shards: Vec<MonthShard> = out.values().map(|(_, s)| s.clone()).collect();
     let categories: Vec<&str> = archive
@@ -239,6 +284,24 @@ fn write_static_search(
         .collect();
     static_index::write_manifest(&dir, &shards, &categories)?;
     Ok((out, written))
+}
+
+/// Whether a month's record (read from the build record) describes that month and files that
+/// are all there, inside its folder; if not the month is written again.
+fn shard_is_whole(dir: &Path, month: &str, shard: &MonthShard) -> bool {
+    shard.month == month
+        && shard.files.iter().all(|f| {
+            f.strip_prefix(month)
+                .and_then(|r| r.strip_prefix('/'))
+                .is_some_and(|name| {
+                    !name.is_empty()
+                        && name
+                            .bytes()
+                            .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_')
+                        && !name.starts_with('.')
+                })
+                && dir.join(f).is_file()
+        })
 }
 
 /// The base URL the last build into `output` used, if it is known.
@@ -310,6 +373,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let t_load = started.elapsed();
     let site = Site::new(&config, &archive, base_url.clone(), health);
     let mut plan = pages::plan(&site);
+    pages::check_unique_paths(&site, &plan)?;
     let t_plan = started.elapsed();
 
     // Everything every page depends on besides its own inputs.
@@ -317,6 +381,11 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         let mut g = format!("{}\0{base_url}\0", env!("CARGO_PKG_VERSION")).into_bytes();
         g.extend_from_slice(&theme.fingerprint.to_le_bytes());
         g.extend_from_slice(&config_text);
+        // Names given long slugs (their URLs depend on other names): rare, and then a full build.
+        let collisions = site.slug_collisions();
+        if collisions != 0 {
+            g.extend_from_slice(&collisions.to_le_bytes());
+        }
         fsutil::fnv1a(&g)
     };
     for p in &mut plan {
@@ -394,7 +463,11 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         .chain(old.statics.iter())
         .filter(|p| !live.contains(p.as_str()) && broken.is_empty())
     {
-        let path = output.join(gone);
+        // The record is a cache (a CI cache may be poisoned): a path outside the output folder
+        // is never deleted.
+        let Some(path) = confined(&output, gone) else {
+            continue;
+        };
         if std::fs::remove_file(&path).is_ok() {
             removed += 1;
             // Drop folders left empty (a page's own folder), never above the output folder.
@@ -428,7 +501,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         || old.base_url != base_url
         || old.statics != state.statics
         || old.search_months.keys().ne(state.search_months.keys()))
-        && let Ok(bytes) = postcard::to_stdvec(&state)
+        && let Some(bytes) = sealed(&state)
     {
         let _ = fsutil::write_if_changed(&state_file, &bytes);
     }
@@ -471,4 +544,51 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         search,
         elapsed: started.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 11, finding 5: a crafted build record named `../outside` and `/tmp/x`, and the
+    /// build deleted them; paths read from caches stay inside the output folder.
+    #[test]
+    fn paths_from_caches_are_confined_to_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        std::fs::create_dir_all(out.join("a")).unwrap();
+        std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+        let out = out.canonicalize().unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), out.join("link")).unwrap();
+        assert_eq!(
+            confined(&out, "a/index.html"),
+            Some(out.join("a/index.html"))
+        );
+        assert_eq!(confined(&out, "index.html"), Some(out.join("index.html")));
+        for bad in [
+            "",
+            "../outside",
+            "a/../../outside",
+            "/tmp/x",
+            "./a",
+            "a/\0",
+            "..\\outside",
+            "link/victim.txt",
+            "missing/dir/file",
+        ] {
+            assert_eq!(confined(&out, bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn sealed_cache_files_verify() {
+        let bytes = sealed(&("a".to_string(), 7u64)).unwrap();
+        assert!(unsealed(&bytes).is_some());
+        assert!(unsealed(&bytes[..bytes.len() - 1]).is_none());
+        let mut flipped = bytes.clone();
+        flipped[0] ^= 1;
+        assert!(unsealed(&flipped).is_none());
+        assert!(unsealed(&[]).is_none());
+    }
 }

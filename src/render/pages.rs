@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::safety::{markdown_html, safe_link, slug};
+use super::safety::{markdown_html, safe_link, slug, slug_long};
 use super::strings::Strings;
 use super::theme::Theme;
 use crate::config::Config;
@@ -271,14 +271,9 @@ impl<'a> Site<'a> {
             .flat_map(|(y, year)| year.months.iter().map(move |_| y))
             .collect();
         let slugs = [
-            archive.categories.names.iter().map(|n| slug(n)).collect(),
-            archive.sites.names.iter().map(|n| slug(n)).collect(),
-            archive
-                .keywords
-                .names
-                .iter()
-                .map(|n| slug(&n.to_lowercase()))
-                .collect(),
+            unique_slugs(&archive.categories.names, false),
+            unique_slugs(&archive.sites.names, false),
+            unique_slugs(&archive.keywords.names, true),
         ];
         let (health, health_hash) = match health {
             Some((s, h)) => (Some(s), h),
@@ -435,6 +430,84 @@ impl<'a> Site<'a> {
 
 fn html_path(url: &str) -> String {
     format!("{url}index.html")
+}
+
+/// Each name's slug (keywords lower-cased); names whose slugs meet (a 24-bit hash collision,
+/// keywords differing only in case) all get [`slug_long`], so no two share a page.
+fn unique_slugs(names: &[String], lower: bool) -> Vec<String> {
+    let key = |n: &String| if lower { n.to_lowercase() } else { n.clone() };
+    let mut slugs: Vec<String> = names.iter().map(|n| slug(&key(n))).collect();
+    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
+    for s in &slugs {
+        *seen.entry(s.as_str()).or_default() += 1;
+    }
+    let shared: Vec<bool> = slugs.iter().map(|s| seen[s.as_str()] > 1).collect();
+    for (i, n) in names.iter().enumerate() {
+        if shared[i] {
+            slugs[i] = slug_long(&key(n), n);
+        }
+    }
+    slugs
+}
+
+impl Site<'_> {
+    /// A hash of the names that got a [`slug_long`] (0 when none did): their URLs depend on
+    /// other names, so the build's global fingerprint includes it.
+    pub fn slug_collisions(&self) -> u64 {
+        let mut fp = Fp(0);
+        for (i, tax) in Tax::ALL.into_iter().enumerate() {
+            for (id, s) in self.slugs[i].iter().enumerate() {
+                let name = &self.names(tax).names[id];
+                let short = if tax == Tax::Keyword {
+                    slug(&name.to_lowercase())
+                } else {
+                    slug(name)
+                };
+                if *s != short {
+                    fp.str(s);
+                }
+            }
+        }
+        fp.0
+    }
+
+    /// What a page shows, for errors: `the site "Foo!"`, `the digest 2021/07/20/0800/`.
+    fn describe(&self, kind: &Kind) -> String {
+        match kind {
+            Kind::Term { tax, id, page } => format!(
+                "the {} {:?}{}",
+                tax.name(),
+                self.names(*tax).names[*id as usize],
+                if *page > 0 {
+                    format!(" (page {page})")
+                } else {
+                    String::new()
+                }
+            ),
+            Kind::Atom(Some(id)) => format!(
+                "the feed of the category {:?}",
+                self.archive.categories.names[*id as usize]
+            ),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+/// Refuses a plan in which two pages would be written to the same output file (one would
+/// silently win): names both and the path.
+pub fn check_unique_paths(site: &Site, pages: &[Page]) -> anyhow::Result<()> {
+    let mut seen: FxHashMap<&str, &Kind> = FxHashMap::default();
+    for p in pages {
+        if let Some(first) = seen.insert(p.path.as_str(), &p.kind) {
+            anyhow::bail!(
+                "{} and {} would both be written to {}: give one of them another name (a feed's `site` or `category` in matome.toml)",
+                site.describe(first),
+                site.describe(&p.kind),
+                p.path
+            );
+        }
+    }
+    Ok(())
 }
 
 fn rfc3339<T: TimeZone>(t: &DateTime<T>) -> String
@@ -1667,6 +1740,73 @@ fn html<T: Serialize>(theme: &Theme, name: &str, v: &T) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+
+    /// Issue 11, finding 4: two names whose 24-bit slug hashes meet (easy to find on purpose)
+    /// must not share a page; nor keywords that differ only in case.
+    #[test]
+    fn colliding_slugs_are_disambiguated() {
+        // Names with the same clean part (`x`) until two hashed slugs meet: a few thousand.
+        let mut by_slug: FxHashMap<String, String> = FxHashMap::default();
+        let marks = ['!', '?', '#', '%', '&', '*', '+', '='];
+        let pair = (0u32..)
+            .map(|i| {
+                let mut n = String::from("x");
+                for k in 0..6 {
+                    n.push(marks[(i >> (3 * k)) as usize & 7]);
+                }
+                n
+            })
+            .find_map(|n| {
+                let s = slug(&n);
+                match by_slug.get(&s) {
+                    Some(other) => Some((other.clone(), n)),
+                    None => {
+                        by_slug.insert(s, n);
+                        None
+                    }
+                }
+            })
+            .unwrap();
+        assert_eq!(slug(&pair.0), slug(&pair.1));
+        let names = vec![pair.0.clone(), "x".to_string(), pair.1.clone()];
+        let slugs = unique_slugs(&names, false);
+        assert_eq!(slugs[1], "x", "a name that meets nobody keeps its slug");
+        assert_ne!(slugs[0], slugs[2], "{names:?}");
+        assert!(slugs[0].starts_with("x-") && slugs[2].starts_with("x-"));
+        let slugs = unique_slugs(&["Rust".to_string(), "rust".to_string()], true);
+        assert_ne!(slugs[0], slugs[1]);
+    }
+
+    /// Issue 11, finding 4: two pages with one output path must be refused, naming both.
+    #[test]
+    fn two_pages_with_one_path_are_refused() {
+        let config = Config::parse(
+            "title = \"t\"\nbase_url = \"https://user.github.io/repo/\"\n",
+            "matome.toml",
+        )
+        .unwrap();
+        let mut archive = Archive::default();
+        archive.categories.names = vec!["c++".into(), "c-ae8bb0".into()];
+        archive.categories.items = vec![Vec::new(), Vec::new()];
+        let site = Site::new(&config, &archive, config.base_url.clone(), None);
+        let plan = plan(&site);
+        check_unique_paths(&site, &plan).unwrap();
+        let page = |id| Page {
+            path: "categories/c-ae8bb0/index.html".into(),
+            kind: Kind::Term {
+                tax: Tax::Category,
+                id,
+                page: 0,
+            },
+            fp: 0,
+        };
+        let err = check_unique_paths(&site, &[page(0), page(1)])
+            .unwrap_err()
+            .to_string();
+        for part in ["\"c++\"", "\"c-ae8bb0\"", "categories/c-ae8bb0/index.html"] {
+            assert!(err.contains(part), "{part}: {err}");
+        }
+    }
 
     #[test]
     fn pagination_is_stable_as_items_arrive() {

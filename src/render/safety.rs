@@ -22,9 +22,36 @@ pub fn safe_link(link: &str) -> Option<String> {
 
 /// A path segment for a name (category, site, keyword): letters and digits of any script are
 /// kept, anything else becomes `-`; when that loses information (or the name is long) a short
-/// hash of the name is appended, so two names never share a page.
+/// hash of the name is appended.
+///
+/// Unique by construction: a hashed slug always ends in `-` and six lowercase hex digits (or is
+/// six hex digits), and a clean name that looks like that (`Foo-95f502`, `c-ae8bb0`) is hashed
+/// too, so a clean slug never equals a hashed one. Two hashed slugs can still meet when their
+/// 24-bit hashes do; [`slug_long`] and the page plan's duplicate check handle that.
 pub fn slug(name: &str) -> String {
-    const MAX_CHARS: usize = 60;
+    let (clean, lossy) = clean_slug(name);
+    if lossy {
+        hashed(
+            &clean,
+            &format!("{:06x}", fsutil::fnv1a(name.as_bytes()) & 0xff_ffff),
+        )
+    } else {
+        clean
+    }
+}
+
+/// The slug for a name whose [`slug`] another name shares: always hashed, with the full 64-bit
+/// hash of `name` (pass the name as shown, so names that differ only in case differ here).
+pub fn slug_long(slug_name: &str, name: &str) -> String {
+    let (clean, _) = clean_slug(slug_name);
+    hashed(&clean, &format!("{:016x}", fsutil::fnv1a(name.as_bytes())))
+}
+
+const MAX_SLUG_CHARS: usize = 60;
+
+/// The name's letters, digits and `_` with single `-` between runs of anything else, and
+/// whether that loses information (or looks like a hashed slug).
+fn clean_slug(name: &str) -> (String, bool) {
     let mut out = String::with_capacity(name.len());
     let mut dash = false;
     for c in name.chars() {
@@ -39,17 +66,31 @@ pub fn slug(name: &str) -> String {
     while out.ends_with('-') {
         out.pop();
     }
-    let lossy = out.is_empty() || out != name || out.chars().count() > MAX_CHARS;
-    if lossy {
-        let short: String = out.chars().take(MAX_CHARS).collect();
-        let hash = fsutil::fnv1a(name.as_bytes()) & 0xff_ffff;
-        if short.is_empty() {
-            format!("{hash:06x}")
-        } else {
-            format!("{short}-{hash:06x}")
-        }
+    let lossy =
+        out.is_empty() || out != name || out.chars().count() > MAX_SLUG_CHARS || looks_hashed(&out);
+    (out, lossy)
+}
+
+/// `X-<6 or 16 lowercase hex>` or the hex alone: the shape of a hashed slug ([`slug`],
+/// [`slug_long`]).
+fn looks_hashed(s: &str) -> bool {
+    let b = s.as_bytes();
+    let n = b.len();
+    [6, 16].into_iter().any(|len| {
+        n >= len
+            && b[n - len..]
+                .iter()
+                .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+            && (n == len || b[n - len - 1] == b'-')
+    })
+}
+
+fn hashed(clean: &str, hash: &str) -> String {
+    let short: String = clean.chars().take(MAX_SLUG_CHARS).collect();
+    if short.is_empty() {
+        hash.to_string()
     } else {
-        out
+        format!("{short}-{hash}")
     }
 }
 
@@ -130,6 +171,44 @@ mod tests {
         assert_eq!(unique.len(), slugs.len(), "{slugs:?}");
         let long = "あ".repeat(200);
         assert!(slug(&long).len() < 200);
+    }
+
+    /// Issue 11, finding 4: `Foo!` and `Foo-95f502` (and `c++` and `c-ae8bb0`) both became
+    /// `Foo-95f502` (`c-ae8bb0`): a clean name shaped like a hashed slug shared its URL.
+    #[test]
+    fn slugs_of_names_shaped_like_hashed_slugs_stay_distinct() {
+        // The issue's pairs: each second name is the first one's hashed slug.
+        assert_eq!(slug("Foo!"), "Foo-95f502");
+        assert_eq!(slug("c++"), "c-ae8bb0");
+        let bare = slug("?#%");
+        for (a, b) in [
+            ("Foo!", "Foo-95f502"),
+            ("c++", "c-ae8bb0"),
+            ("?#%", bare.as_str()),
+        ] {
+            assert_ne!(slug(a), slug(b), "{a:?} vs {b:?}");
+            assert!(
+                looks_hashed(&slug(b)),
+                "{b:?} is hashed itself: {}",
+                slug(b)
+            );
+        }
+        assert_ne!(slug("decade"), "decade");
+        // Ordinary names keep their URLs (the snapshots pin them).
+        for keep in [
+            "IT",
+            "金融",
+            "a-b",
+            "Foo-95f50",
+            "Foo-95F502",
+            "x-1234567",
+            "クラウドpc",
+        ] {
+            assert_eq!(slug(keep), keep);
+        }
+        // The long form: hashed, and it tells names apart that differ only in case.
+        assert_ne!(slug_long("rust", "Rust"), slug_long("rust", "rust"));
+        assert!(looks_hashed(&slug_long("rust", "rust")));
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //!
 //! Owns the schema, the tokenizer adapter over the shared analyser ([`MatomeTokenizer`]: the
 //! same tokens 頻出ワード come from), keeping the index in step with content/ (only snapshot
-//! files that are new or changed are indexed again; a missing index, or one of another schema or
-//! analyser, is rebuilt from content/), and the query language of `matome search`: words are
+//! files that are new or changed are indexed again; a missing index, one of another schema or
+//! analyser, or one that does not verify (segment checksums, segment readers: a truncated or
+//! corrupted file) is rebuilt from content/), and the query language of `matome search`: words are
 //! AND-ed, `"quoted phrases"` match words standing together, `-word` excludes. A query of only
 //! particles or stop words has no terms and matches nothing.
 
@@ -38,6 +39,13 @@ const TOKENIZER: &str = "matome";
 const WRITER_HEAP: usize = 96 * 1024 * 1024;
 /// Snapshot files parsed and indexed at a time, so memory stays bounded on a full rebuild.
 const BATCH_FILES: usize = 256;
+
+/// At most this many hits are skipped ([`SearchOptions::offset`]): tantivy collects
+/// `offset + limit` hits in memory, so both are bounded (an unbounded offset from a URL once
+/// aborted `matome serve` on an allocation of petabytes).
+pub const MAX_OFFSET: usize = 10_000;
+/// At most this many hits are returned at once ([`SearchOptions::limit`]).
+pub const MAX_LIMIT: usize = 10_000;
 
 /// The index folder of the site at `root`.
 pub fn index_dir(root: &Path) -> PathBuf {
@@ -157,7 +165,36 @@ pub struct IndexReport {
     pub items_added: usize,
 }
 
-fn open_or_create(root: &Path) -> Result<(Index, IndexState, bool)> {
+/// Whether the index opens and reads: every segment file it lists exists and (with
+/// `checksums`) matches the checksum in its footer, which reads every file once (linear in
+/// the index size).
+fn verify(index: &Index, checksums: bool) -> Result<()> {
+    if checksums {
+        let damaged = index.validate_checksum()?;
+        if !damaged.is_empty() {
+            let mut names: Vec<String> = damaged.iter().map(|p| p.display().to_string()).collect();
+            names.sort();
+            anyhow::bail!("checksum mismatch in {}", names.join(", "));
+        }
+    }
+    let reader = index.reader()?;
+    let searcher = reader.searcher();
+    for segment in searcher.segment_readers() {
+        // Opening the stores and term dictionaries reads their headers and footers.
+        segment.get_store_reader(0)?;
+        for (field, entry) in index.schema().fields() {
+            if entry.is_indexed() {
+                segment.inverted_index(field)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Opens the index, or starts a new one (removing the old and its files.json) when it is
+/// missing, of another schema or analyser, or does not verify (a damaged index is reported
+/// on stderr, once, and rebuilt from content/ by [`update`]).
+fn open_or_create(root: &Path, checksums: bool) -> Result<(Index, IndexState, bool)> {
     let dir = index_dir(root).join("tantivy");
     let analyser = Analyzer::get().fingerprint();
     let state: Option<IndexState> = std::fs::read(state_path(root))
@@ -170,10 +207,16 @@ fn open_or_create(root: &Path) -> Result<(Index, IndexState, bool)> {
         && index.schema() == schema
     {
         index.tokenizers().register(TOKENIZER, MatomeTokenizer);
-        return Ok((index, state, false));
+        match verify(&index, checksums) {
+            Ok(()) => return Ok((index, state, false)),
+            Err(e) => eprintln!(
+                "the search index in {} is damaged ({e:#}); rebuilding it from content/",
+                dir.display()
+            ),
+        }
     }
-    // Missing, foreign or stale: start again from content/.
-    let _ = std::fs::remove_dir_all(&dir);
+    // Missing, foreign, stale or damaged: start again from content/.
+    wipe(root)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let index = Index::create_in_dir(&dir, schema)
         .with_context(|| format!("creating the search index in {}", dir.display()))?;
@@ -189,11 +232,52 @@ fn open_or_create(root: &Path) -> Result<(Index, IndexState, bool)> {
     ))
 }
 
+/// Removes the index and its state. The state goes first, so an interrupted rebuild is never
+/// taken for a complete index.
+fn wipe(root: &Path) -> Result<()> {
+    match std::fs::remove_file(state_path(root)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("removing {}", state_path(root).display()));
+        }
+    }
+    let _ = std::fs::remove_dir_all(index_dir(root).join("tantivy"));
+    Ok(())
+}
+
+/// Items the index holds (deleted ones not counted).
+fn held_items(index: &Index) -> Result<u64> {
+    let reader: tantivy::IndexReader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()?;
+    Ok(reader.searcher().num_docs())
+}
+
 /// Brings the index of the site at `root` in step with its archive: the items of snapshot
 /// files that are new or changed since it was last updated are (re)indexed, those of files
-/// gone are removed. The caller holds the site lock.
+/// gone are removed. Then the index must hold exactly the archive's items: if it does not (its
+/// files.json out of step with it), it is rebuilt from content/, saying so. The caller holds
+/// the site lock.
 pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexReport> {
-    let (index, mut state, rebuilt) = open_or_create(root)?;
+    let (report, index) = update_files(root, config, archive)?;
+    let held = held_items(&index)?;
+    let expected = archive.items.len() as u64;
+    if held == expected {
+        return Ok(report);
+    }
+    eprintln!(
+        "the search index in {} holds {held} items where the archive has {expected}; rebuilding it from content/",
+        index_dir(root).display()
+    );
+    drop(index);
+    wipe(root)?;
+    Ok(update_files(root, config, archive)?.0)
+}
+
+fn update_files(root: &Path, config: &Config, archive: &Archive) -> Result<(IndexReport, Index)> {
+    let (index, mut state, rebuilt) = open_or_create(root, true)?;
     let (_, f) = schema();
     // Site-relative path → (content hash, file, hour) of every snapshot.
     type Files = BTreeMap<String, (u64, PathBuf, DateTime<FixedOffset>)>;
@@ -224,7 +308,7 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
         items_added: 0,
     };
     if removed.is_empty() && added.is_empty() {
-        return Ok(report);
+        return Ok((report, index));
     }
     let mut writer: IndexWriter = index
         .writer(WRITER_HEAP)
@@ -282,7 +366,8 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
     writer.commit().context("committing the search index")?;
     let bytes = serde_json::to_vec(&state)?;
     fsutil::write_atomic(&state_path(root), &bytes)?;
-    Ok(report)
+    drop(writer);
+    Ok((report, index))
 }
 
 /// `matome search`'s options.
@@ -396,7 +481,7 @@ pub struct SiteSearcher {
 impl SiteSearcher {
     /// Opens the index of the site at `root` (bring it up to date first with [`update`]).
     pub fn open(root: &Path, config: &Config, base_url: &str) -> Result<SiteSearcher> {
-        let (index, _, _) = open_or_create(root)?;
+        let (index, _, _) = open_or_create(root, false)?;
         let reader = index.reader().context("reading the search index")?;
         Ok(SiteSearcher {
             reader,
@@ -456,6 +541,18 @@ impl SiteSearcher {
                 Bound::Excluded(Term::from_field_i64(f.published, u))
             });
             clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
+        }
+        if opts.offset > MAX_OFFSET {
+            anyhow::bail!(
+                "offset {} is too large: at most {MAX_OFFSET} hits can be skipped",
+                opts.offset
+            );
+        }
+        if opts.limit > MAX_LIMIT {
+            anyhow::bail!(
+                "limit {} is too large: at most {MAX_LIMIT} hits at once",
+                opts.limit
+            );
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();

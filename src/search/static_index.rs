@@ -334,7 +334,7 @@ pub fn read_bucket(
     Ok(out)
 }
 
-fn check_month(month: &str) -> Result<()> {
+pub(crate) fn check_month(month: &str) -> Result<()> {
     let b = month.as_bytes();
     let ok = b.len() == 7
         && b[4] == b'-'

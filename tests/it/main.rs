@@ -4,6 +4,7 @@
 mod archive;
 mod browser_site;
 mod build;
+mod caches;
 mod fetch;
 mod import;
 mod init_check;
@@ -14,6 +15,7 @@ mod robust;
 mod search;
 mod search_page;
 pub mod serve;
+mod slugs;
 mod support;
 mod support_selftest;
 mod trends;

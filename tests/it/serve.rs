@@ -308,3 +308,137 @@ fn ctrl_c_stops_it_cleanly() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Response of a raw request with the Host header given (the path sent exactly as given).
+fn raw_host(addr: std::net::SocketAddr, path: &str, host: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
+
+fn status_of(response: &str) -> u16 {
+    response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {response:?}"))
+}
+
+/// Issue 11, finding 3: `offset=1125899906842624` aborted the process on an allocation of
+/// petabytes and `offset=18446744073709551615` panicked; any web page can send that GET.
+#[test]
+fn serve_search_api_bounds_offset_and_limit() {
+    let site = demo_site();
+    let server = Server::start(&site);
+    for (query, why) in [
+        ("offset=1125899906842624", "too large"),
+        ("offset=18446744073709551615", "too large"),
+        ("offset=18446744073709551616", "past u64"),
+        ("offset=10001", "past the bound"),
+        ("offset=-1", "negative"),
+        ("limit=1e99", "not an integer"),
+        ("limit=18446744073709551616", "past u64"),
+    ] {
+        let (status, body) = server.get(&format!("/repo/api/search?q=cloud&{query}"));
+        assert_eq!(status, 400, "{query} ({why}): {body}");
+        let v: serde_json::Value =
+            serde_json::from_str(&body).unwrap_or_else(|e| panic!("{query}: {e}: {body}"));
+        assert!(
+            v["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{query}: {body}"
+        );
+    }
+    let (_, body) = server.get("/repo/api/search?q=cloud&offset=10000");
+    assert_eq!(body, r#"{"hits":[]}"#, "the bound itself is allowed");
+    // limit is clamped to 1..=200, even when huge.
+    let (status, body) = server.get("/repo/api/search?q=cloud&limit=18446744073709551615");
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = server.get("/repo/api/search?q=cloud&limit=0");
+    assert_eq!(status, 200, "{body}");
+    // Still alive and answering.
+    let (status, body) = server.get("/repo/api/search?q=cloud");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"hits\":[{"), "{body}");
+}
+
+/// Issue 11, finding 3: a page on another site whose name was rebound to 127.0.0.1 (DNS
+/// rebinding) could read the preview and its API; only the bound address's names are served.
+#[test]
+fn serve_refuses_other_hosts_against_dns_rebinding() {
+    let site = demo_site();
+    let server = Server::start(&site);
+    let port = server.addr.port();
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("LocalHost:{port}"),
+        format!("[::1]:{port}"),
+    ] {
+        let r = raw_host(server.addr, "/repo/", &host);
+        assert_eq!(status_of(&r), 200, "{host}: {r}");
+    }
+    for host in [
+        format!("evil.example:{port}"),
+        format!("127.0.0.1.evil.example:{port}"),
+        "127.0.0.1".to_string(),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        format!("localhost:{port}@evil.example"),
+        format!("[::1]x:{port}"),
+        String::new(),
+    ] {
+        for path in [
+            "/repo/",
+            "/repo/api/search?q=cloud",
+            "/repo/__matome/live.js",
+        ] {
+            let r = raw_host(server.addr, path, &host);
+            assert_eq!(status_of(&r), 403, "{host} {path}: {r}");
+            assert!(!r.contains("hits"), "{host} {path}: {r}");
+        }
+    }
+}
+
+/// Issue 11, finding 3: `GET //tmp` answered `301 Location: //tmp/` (protocol-relative: another
+/// host), and `/%2Froot` vs `/%2Fnope` told which folders exist outside the output folder.
+#[test]
+fn serve_folder_redirects_stay_inside_the_output() {
+    let site = crate::support::demo_site("https://user.github.io/");
+    let server = Server::start(&site);
+    let not_found = raw(server.addr, "/no/such/page");
+    assert_eq!(status_of(&not_found), 404);
+    let body = |r: &str| r[r.find("\r\n\r\n").unwrap()..].to_string();
+    let outside = site.root().parent().unwrap().display().to_string();
+    for path in [
+        "//tmp".to_string(),
+        "//tmp/".to_string(),
+        "///tmp".to_string(),
+        "//evil.example".to_string(),
+        "/%2Ftmp".to_string(),
+        "/%2Froot".to_string(),
+        "/%2Fnope".to_string(),
+        "/%2F%2Ftmp".to_string(),
+        "/..%2F..%2Ftmp".to_string(),
+        "/%2e%2e".to_string(),
+        format!(
+            "/%2F{}",
+            outside.trim_start_matches('/').replace('/', "%2F")
+        ),
+        format!("/{outside}"),
+    ] {
+        let r = raw(server.addr, &path);
+        assert_eq!(status_of(&r), 404, "{path}: {r}");
+        assert!(header(&r, "location").is_none(), "{path}: {r}");
+        assert_eq!(body(&r), body(&not_found), "{path}: the same 404 for all");
+    }
+    // A folder inside the output folder still gets its slash.
+    let r = raw(server.addr, "/archives");
+    assert_eq!(status_of(&r), 301, "{r}");
+    assert_eq!(header(&r, "location"), Some("/archives/"));
+}

@@ -1,0 +1,221 @@
+//! The caches under `.matome/` are verified and rebuilt from content/ when they do not verify,
+//! and no path read from them leaves the output folder (issue 11, finding 5).
+
+use std::collections::BTreeMap;
+
+use matome::content::{Item, Snapshot};
+use matome::search::static_index::MonthShard;
+use serde::{Deserialize, Serialize};
+
+use crate::support::{FeedSpec, Response, Site, TestServer};
+
+fn demo() -> Site {
+    crate::support::demo_site("https://user.github.io/repo/")
+}
+
+/// Every archived item by id.
+fn items_by_id(site: &Site) -> BTreeMap<String, Item> {
+    site.content_files()
+        .iter()
+        .flat_map(|rel| {
+            Snapshot::parse(&site.read(rel), &rel.display().to_string())
+                .unwrap()
+                .items
+        })
+        .map(|i| (i.id.clone(), i))
+        .collect()
+}
+
+/// The segment files of the tantivy index, largest first.
+fn segment_files(site: &Site) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<(u64, std::path::PathBuf)> = site
+        .files_under(".matome/search/tantivy")
+        .into_iter()
+        .map(|rel| site.path(rel))
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            !name.ends_with(".json") && !name.ends_with(".lock")
+        })
+        .map(|p| (std::fs::metadata(&p).unwrap().len(), p))
+        .collect();
+    files.sort();
+    files.reverse();
+    files.into_iter().map(|(_, p)| p).collect()
+}
+
+fn truncate_half(p: &std::path::Path) {
+    let bytes = std::fs::read(p).unwrap();
+    std::fs::write(p, &bytes[..bytes.len() / 2]).unwrap();
+}
+
+/// A truncated segment under `.matome/search/` was never repaired: `build` exited 0 and
+/// `search` failed until the folder was deleted by hand.
+#[test]
+fn a_damaged_search_index_is_rebuilt_from_content() {
+    let site = demo();
+    site.matome(&["build"]).assert_success();
+    let fresh = site.matome(&["search", "--json", "日本銀行"]);
+    fresh.assert_success();
+    assert!(!fresh.stdout.trim().is_empty(), "{fresh:?}");
+
+    let segments = segment_files(&site);
+    assert!(!segments.is_empty());
+    truncate_half(&segments[0]);
+    let out = site.matome(&["build"]);
+    out.assert_success();
+    assert_eq!(
+        out.stderr.matches("damaged").count(),
+        1,
+        "said once: {out:?}"
+    );
+    let again = site.matome(&["search", "--json", "日本銀行"]);
+    again.assert_success();
+    assert_eq!(again.stdout, fresh.stdout, "{again:?}");
+    assert!(!again.stderr.contains("damaged"), "repaired: {again:?}");
+
+    // `search` on its own repairs it too, whichever file is cut.
+    // (Each repair writes new segments: the files are listed again each time.)
+    for k in 0..segment_files(&site).len() {
+        let seg = segment_files(&site)[k].clone();
+        truncate_half(&seg);
+        let out = site.matome(&["search", "--json", "日本銀行"]);
+        out.assert_success();
+        assert_eq!(out.stdout, fresh.stdout, "{}: {out:?}", seg.display());
+        assert!(out.stderr.contains("damaged"), "{}: {out:?}", seg.display());
+    }
+}
+
+/// A cut-down `.matome/df.tsv` (header intact) was accepted: 449 of 450 new items got other
+/// keywords, written into content/ for good. Now it is rebuilt, and the keywords are the same
+/// as with a fresh cache.
+#[test]
+fn a_cut_down_df_cache_gives_the_same_keywords_as_a_fresh_one() {
+    let server = TestServer::new();
+    server.route("/rss2.xml", Response::fixture("rss2.xml"));
+    let a = demo();
+    let b = demo();
+    for site in [&a, &b] {
+        site.write_config(&[FeedSpec::new(&server.url("/rss2.xml"), "IT")]);
+        site.matome(&["fetch", "--now", "2021-07-23T09:28:58+09:00"])
+            .assert_success();
+    }
+    // The cache of `a` loses most of its lines; the one of `b` is gone.
+    let df = a.read(".matome/df.tsv");
+    let kept: Vec<&str> = df.lines().take(4).collect();
+    a.write(".matome/df.tsv", format!("{}\n", kept.join("\n")));
+    std::fs::remove_file(b.path(".matome/df.tsv")).unwrap();
+    server.route("/atom.xml", Response::fixture("atom.xml"));
+    for site in [&a, &b] {
+        site.write_config(&[
+            FeedSpec::new(&server.url("/rss2.xml"), "IT"),
+            FeedSpec::new(&server.url("/atom.xml"), "IT"),
+        ]);
+        site.matome(&["fetch", "--now", "2021-07-23T10:28:58+09:00"])
+            .assert_success();
+    }
+    let (ia, ib) = (items_by_id(&a), items_by_id(&b));
+    assert_eq!(ia.len(), ib.len());
+    let new: Vec<&Item> = ia
+        .values()
+        .filter(|i| i.feed.ends_with("/atom.xml"))
+        .collect();
+    assert!(!new.is_empty());
+    for i in new {
+        assert!(!i.keywords.is_empty(), "{}", i.title);
+        assert_eq!(i.keywords, ib[&i.id].keywords, "{}", i.title);
+    }
+}
+
+/// The build record as it is stored (`render::BuildState`).
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    version: u32,
+    base_url: String,
+    pages: BTreeMap<String, u64>,
+    statics: Vec<String>,
+    search_months: BTreeMap<String, (u64, MonthShard)>,
+}
+
+/// A crafted `.matome/build/*.bin` (a poisoned CI cache) made the build delete files outside
+/// `public/`.
+#[test]
+fn a_crafted_build_record_deletes_nothing_outside_the_output() {
+    let site = demo();
+    site.matome(&["build"]).assert_success();
+    let records = site.files_under(".matome/build");
+    assert_eq!(records.len(), 1, "{records:?}");
+    let record = site.path(&records[0]);
+    let bytes = std::fs::read(&record).unwrap();
+    let (mut r, _) = postcard::take_from_bytes::<Record>(&bytes).unwrap();
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let absolute = elsewhere.path().join("x");
+    std::fs::write(&absolute, "keep").unwrap();
+    std::fs::write(elsewhere.path().join("victim.txt"), "keep").unwrap();
+    site.write("outside", "keep");
+    site.write("victim/keep.txt", "keep");
+    site.write("content/keep.txt", "keep");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(elsewhere.path(), site.path("public/link")).unwrap();
+    for rel in [
+        "../outside".to_string(),
+        "../content/keep.txt".to_string(),
+        absolute.display().to_string(),
+        "link/victim.txt".to_string(),
+        "2021/../../outside".to_string(),
+    ] {
+        r.pages.insert(rel, 1);
+    }
+    r.statics.push("../outside".into());
+    // A month of the static search index that is gone: its folder would be removed.
+    let shard = r.search_months.values().next().unwrap().1.clone();
+    for month in ["../../victim", "../../content"] {
+        r.search_months.insert(month.into(), (1, shard.clone()));
+    }
+    // As the build writes it: the record, then its checksum.
+    let mut crafted = postcard::to_stdvec(&r).unwrap();
+    let sum = matome::fsutil::fnv1a(&crafted);
+    crafted.extend_from_slice(&sum.to_le_bytes());
+    std::fs::write(&record, &crafted).unwrap();
+
+    let out = site.matome(&["build"]);
+    out.assert_success();
+    assert_eq!(site.read("outside"), "keep");
+    assert_eq!(site.read("content/keep.txt"), "keep");
+    assert_eq!(site.read("victim/keep.txt"), "keep");
+    assert!(!site.content_files().is_empty());
+    assert!(absolute.exists(), "{}", absolute.display());
+    assert!(elsewhere.path().join("victim.txt").exists());
+    assert!(site.exists("public/index.html"));
+
+    // A record cut short is no record: a full build, which succeeds.
+    truncate_half(&record);
+    let out = site.matome(&["build"]);
+    out.assert_success();
+    assert!(site.exists("public/2021/07/20/0800/index.html"));
+    std::fs::remove_file(site.path("public/link")).unwrap();
+    site.matome(&["check"]).assert_success();
+}
+
+/// `.matome/search/files.json` says which snapshot files the index holds; one out of step with
+/// the index (here: a file forgotten) made the next update index that file's items twice.
+#[test]
+fn a_search_state_out_of_step_with_the_index_is_rebuilt() {
+    let site = demo();
+    site.matome(&["build"]).assert_success();
+    let fresh = site.matome(&["search", "--json", "--limit", "100", "クラウド"]);
+    fresh.assert_success();
+    assert!(!fresh.stdout.trim().is_empty(), "{fresh:?}");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&site.read(".matome/search/files.json")).unwrap();
+    let files = state["files"].as_object_mut().unwrap();
+    let first = files.keys().next().unwrap().clone();
+    files.remove(&first);
+    site.write(".matome/search/files.json", state.to_string());
+    let out = site.matome(&["build"]);
+    out.assert_success();
+    assert!(out.stderr.contains("rebuilding"), "{out:?}");
+    let again = site.matome(&["search", "--json", "--limit", "100", "クラウド"]);
+    again.assert_success();
+    assert_eq!(again.stdout, fresh.stdout, "no item twice");
+}
