@@ -135,7 +135,17 @@ pub struct FetchSettings {
     /// Back-off after repeated failures: first delay and cap.
     pub backoff_base: Duration,
     pub backoff_max: Duration,
+    /// The whole run's deadline: feeds not fetched and parsed by then are recorded as failed
+    /// ("run deadline reached") and everything already fetched is written.
+    pub run_timeout: Duration,
 }
+
+/// The default `[fetch] run_timeout`: 10 minutes of the hourly workflow's 45 (the rest is for
+/// installing matome on a cold cache, building, checking and uploading the site).
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The largest `[fetch] run_timeout` accepted, in seconds: a day.
+pub const MAX_RUN_TIMEOUT_SECS: f64 = 86_400.0;
 
 impl Default for FetchSettings {
     fn default() -> Self {
@@ -152,6 +162,7 @@ impl Default for FetchSettings {
             max_text_chars: 1000,
             backoff_base: Duration::from_secs(3600),
             backoff_max: Duration::from_secs(24 * 3600),
+            run_timeout: DEFAULT_RUN_TIMEOUT,
         }
     }
 }
@@ -194,6 +205,7 @@ struct RawFetch {
     max_text_chars: Option<usize>,
     backoff_base: Option<Spanned<f64>>,
     backoff_max: Option<Spanned<f64>>,
+    run_timeout: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -425,6 +437,17 @@ impl Config {
                 at(s.span())
             ),
         };
+        let run_timeout = match raw.run_timeout {
+            None => d.run_timeout,
+            Some(s) if (1.0..=MAX_RUN_TIMEOUT_SECS).contains(s.get_ref()) => {
+                Duration::from_secs_f64(*s.get_ref())
+            }
+            Some(s) => bail!(
+                "{}: fetch.run_timeout is the seconds a whole fetch run may take, from 1 to {MAX_RUN_TIMEOUT_SECS} (a day); the default is {}",
+                at(s.span()),
+                DEFAULT_RUN_TIMEOUT.as_secs()
+            ),
+        };
         Ok(FetchSettings {
             concurrency: positive(raw.concurrency, "concurrency", d.concurrency)?,
             per_host: positive(raw.per_host, "per_host", d.per_host)?,
@@ -446,6 +469,7 @@ impl Config {
             max_text_chars: raw.max_text_chars.unwrap_or(d.max_text_chars),
             backoff_base: secs(raw.backoff_base, "backoff_base", d.backoff_base)?,
             backoff_max: secs(raw.backoff_max, "backoff_max", d.backoff_max)?,
+            run_timeout,
         })
     }
 
@@ -558,5 +582,31 @@ category = "海外TECH"
         let text = format!("{MINIMAL}\n[fetch]\nconcurrency = 0\n");
         let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
         assert!(err.contains("fetch.concurrency"), "{err}");
+    }
+
+    #[test]
+    fn run_timeout_has_a_range() {
+        let parse = |v: &str| {
+            Config::parse(
+                &format!("{MINIMAL}\n[fetch]\nrun_timeout = {v}\n"),
+                "m.toml",
+            )
+        };
+        assert_eq!(
+            parse("90").unwrap().fetch.run_timeout,
+            Duration::from_secs(90)
+        );
+        assert_eq!(
+            parse("2.5").unwrap().fetch.run_timeout,
+            Duration::from_millis(2500)
+        );
+        for bad in ["0", "0.5", "-1", "1e300", "nan", "inf", "86401"] {
+            let err = parse(bad).unwrap_err().to_string();
+            assert!(err.starts_with("m.toml:20:"), "{bad}: {err}");
+            assert!(
+                err.contains("fetch.run_timeout") && err.contains("from 1 to 86400"),
+                "{bad}: {err}"
+            );
+        }
     }
 }
