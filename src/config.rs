@@ -602,7 +602,7 @@ category = "海外TECH"
         );
         for bad in ["0", "0.5", "-1", "1e300", "nan", "inf", "86401"] {
             let err = parse(bad).unwrap_err().to_string();
-            assert!(err.starts_with("m.toml:20:"), "{bad}: {err}");
+            assert!(err.starts_with("m.toml:17:"), "{bad}: {err}");
             assert!(
                 err.contains("fetch.run_timeout") && err.contains("from 1 to 86400"),
                 "{bad}: {err}"
