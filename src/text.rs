@@ -313,12 +313,24 @@ thread_local! {
     static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// Starts counting the work of this thread's [`html_to_text`] calls afresh (test builds only).
+#[cfg(test)]
+pub(crate) fn reset_work() {
+    WORK.with(|w| w.set(0));
+}
+
+/// The work of this thread's [`html_to_text`] calls since [`reset_work`], in bytes examined.
+#[cfg(test)]
+pub(crate) fn work_done() -> u64 {
+    WORK.with(|w| w.get())
+}
+
 /// The work [`html_to_text`] does on `html`, in bytes examined (test builds only).
 #[cfg(test)]
 pub(crate) fn html_to_text_work(html: &str) -> (String, u64) {
-    WORK.with(|w| w.set(0));
+    reset_work();
     let text = html_to_text(html);
-    (text, WORK.with(|w| w.get()))
+    (text, work_done())
 }
 
 /// Decodes HTML entities in plain text (control characters dropped, nothing else changed).

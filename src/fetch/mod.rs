@@ -13,6 +13,8 @@
 pub mod decode;
 pub mod http;
 pub mod parse;
+#[cfg(test)]
+mod proptests;
 pub mod state;
 
 use std::collections::{HashMap, HashSet};
