@@ -139,7 +139,17 @@ pub struct FetchSettings {
     /// Back-off after repeated failures: first delay and cap.
     pub backoff_base: Duration,
     pub backoff_max: Duration,
+    /// The whole run's deadline: feeds not fetched and parsed by then are recorded as failed
+    /// ("run deadline reached") and everything already fetched is written.
+    pub run_timeout: Duration,
 }
+
+/// The default `[fetch] run_timeout`: 10 minutes of the hourly workflow's 45 (the rest is for
+/// installing matome on a cold cache, building, checking and uploading the site).
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The largest `[fetch] run_timeout` accepted, in seconds: a day.
+pub const MAX_RUN_TIMEOUT_SECS: f64 = 86_400.0;
 
 impl Default for FetchSettings {
     fn default() -> Self {
@@ -156,6 +166,7 @@ impl Default for FetchSettings {
             max_text_chars: 1000,
             backoff_base: Duration::from_secs(3600),
             backoff_max: Duration::from_secs(24 * 3600),
+            run_timeout: DEFAULT_RUN_TIMEOUT,
         }
     }
 }
@@ -216,6 +227,7 @@ struct RawFetch {
     max_text_chars: Int,
     backoff_base: Real,
     backoff_max: Real,
+    run_timeout: Real,
 }
 
 #[derive(Deserialize, Default)]
@@ -257,9 +269,10 @@ pub const RANGES: &[(&str, f64, f64)] = &[
     ("fetch.retry_after_max_wait", 0.0, 3600.0),
     ("fetch.max_items_per_feed", 1.0, 100_000.0),
     ("fetch.max_title_chars", 1.0, 100_000.0),
-    ("fetch.max_text_chars", 0.0, 1_000_000.0),
+    ("fetch.max_text_chars", 0.0, 100_000.0),
     ("fetch.backoff_base", 0.0, 604_800.0),
     ("fetch.backoff_max", 0.0, 2_592_000.0),
+    ("fetch.run_timeout", 1.0, MAX_RUN_TIMEOUT_SECS),
     ("analyze.keywords", 0.0, 50.0),
     ("analyze.summary_chars", 0.0, 100_000.0),
     ("analyze.summary_sentences", 0.0, 100.0),
@@ -555,6 +568,7 @@ impl Config {
             max_text_chars: r.int(raw.max_text_chars, "fetch.max_text_chars", d.max_text_chars)?,
             backoff_base: r.secs(raw.backoff_base, "fetch.backoff_base", d.backoff_base)?,
             backoff_max: r.secs(raw.backoff_max, "fetch.backoff_max", d.backoff_max)?,
+            run_timeout: r.secs(raw.run_timeout, "fetch.run_timeout", d.run_timeout)?,
         };
         if settings.backoff_base > settings.backoff_max {
             bail!(
@@ -749,5 +763,31 @@ category = "海外TECH"
         let text = format!("{MINIMAL}\n[fetch]\nconcurrency = 0\n");
         let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
         assert!(err.contains("fetch.concurrency"), "{err}");
+    }
+
+    #[test]
+    fn run_timeout_has_a_range() {
+        let parse = |v: &str| {
+            Config::parse(
+                &format!("{MINIMAL}\n[fetch]\nrun_timeout = {v}\n"),
+                "m.toml",
+            )
+        };
+        assert_eq!(
+            parse("90").unwrap().fetch.run_timeout,
+            Duration::from_secs(90)
+        );
+        assert_eq!(
+            parse("2.5").unwrap().fetch.run_timeout,
+            Duration::from_millis(2500)
+        );
+        for bad in ["0", "0.5", "-1", "1e300", "nan", "inf", "86401"] {
+            let err = parse(bad).unwrap_err().to_string();
+            assert!(err.starts_with("m.toml:17:"), "{bad}: {err}");
+            assert!(
+                err.contains("fetch.run_timeout") && err.contains("at least 1 and at most 86400"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

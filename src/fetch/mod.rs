@@ -5,10 +5,16 @@
 //! writing the hour's snapshot and the fetch state. A broken feed is reported with its URL and
 //! recorded; the run carries on. History is never rewritten: a run only appends to the current
 //! hour's file, and a killed run leaves the archive as it was.
+//!
+//! A run is bounded in time: `[fetch] run_timeout` after it starts, every feed not yet fetched,
+//! decoded and parsed (the parse runs on tokio's blocking pool, inside the deadline) is recorded
+//! as failed ("run deadline reached"), and what was fetched by then is written as usual.
 
 pub mod decode;
 pub mod http;
 pub mod parse;
+#[cfg(test)]
+mod proptests;
 pub mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -77,6 +83,9 @@ pub struct RunReport {
     pub new_items: usize,
     /// The snapshot written, relative to the site root.
     pub written: Option<PathBuf>,
+    /// Feeds cut short by the run deadline (also counted in `failed`), and that deadline.
+    pub deadline_cut: usize,
+    pub run_timeout: Duration,
 }
 
 impl RunReport {
@@ -102,6 +111,13 @@ impl RunReport {
                 p.display()
             )),
             None => s.push_str("\nno new items"),
+        }
+        if self.deadline_cut > 0 {
+            s.push_str(&format!(
+                "\nrun deadline reached (fetch.run_timeout = {}s): {} unfinished feed(s) recorded as failed",
+                self.run_timeout.as_secs_f64(),
+                self.deadline_cut
+            ));
         }
         s
     }
@@ -164,6 +180,8 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         )
     })?;
     let locked_at = std::time::SystemTime::now();
+    // The run deadline counts from here: waiting for another run's lock is not this run's work.
+    let started = std::time::Instant::now();
 
     let now = match opts.now {
         Some(t) => t.with_timezone(&config.timezone).fixed_offset(),
@@ -194,6 +212,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
 
     let mut report = RunReport {
         feeds: config.feeds.len(),
+        run_timeout: config.fetch.run_timeout,
         ..Default::default()
     };
     let mut due = Vec::new();
@@ -219,7 +238,8 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         ));
     }
 
-    let outcomes = fetch_all(&due, &state, &config.fetch, &reporter)?;
+    let deadline = started + config.fetch.run_timeout;
+    let outcomes = fetch_all(&due, &state, &config.fetch, deadline, &reporter)?;
     reporter.finish();
 
     // Turn entries into items, in config order, each new exactly once.
@@ -232,6 +252,9 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                 fs.record_success(now);
             }
             Outcome::Failed { error, retry_after } => {
+                if error.starts_with(DEADLINE_REACHED) {
+                    report.deadline_cut += 1;
+                }
                 fs.record_failure(
                     &feed.url,
                     now,
@@ -351,11 +374,13 @@ fn site_name(feed: &FeedConfig, fs: &FeedState) -> String {
         })
 }
 
-/// Fetches every due feed concurrently; outcomes come back in the order of `feeds`.
+/// Fetches every due feed concurrently; outcomes come back in the order of `feeds`. A feed not
+/// fetched and parsed by `deadline` fails with [`deadline_reached`].
 fn fetch_all(
     feeds: &[FeedConfig],
     state: &FetchState,
     settings: &FetchSettings,
+    deadline: std::time::Instant,
     reporter: &Reporter,
 ) -> Result<Vec<Outcome>> {
     if feeds.is_empty() {
@@ -367,7 +392,8 @@ fn fetch_all(
         .build()
         .context("starting the async runtime")?;
     let client = http::client(settings)?;
-    runtime.block_on(async {
+    let deadline = tokio::time::Instant::from_std(deadline);
+    let outcomes = runtime.block_on(async {
         let overall = Arc::new(Semaphore::new(settings.concurrency));
         let mut per_host: HashMap<String, Arc<Semaphore>> = HashMap::new();
         let mut tasks = Vec::with_capacity(feeds.len());
@@ -390,10 +416,24 @@ fn fetch_all(
                 })
                 .unwrap_or_default();
             tasks.push(tokio::spawn(async move {
-                // Host first, so a feed waiting for its host does not hold an overall slot.
-                let _host = host_sem.acquire_owned().await.expect("never closed");
-                let _slot = overall.acquire_owned().await.expect("never closed");
-                fetch_one(&client, &url, &validators, &settings).await
+                let started = std::sync::atomic::AtomicBool::new(false);
+                let fetch = async {
+                    // Host first, so a feed waiting for its host does not hold an overall slot.
+                    let _host = host_sem.acquire_owned().await.expect("never closed");
+                    let _slot = overall.acquire_owned().await.expect("never closed");
+                    started.store(true, std::sync::atomic::Ordering::Relaxed);
+                    fetch_one(&client, &url, &validators, &settings).await
+                };
+                match tokio::time::timeout_at(deadline, fetch).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => Outcome::Failed {
+                        error: deadline_reached(
+                            settings.run_timeout,
+                            started.load(std::sync::atomic::Ordering::Relaxed),
+                        ),
+                        retry_after: None,
+                    },
+                }
             }));
         }
         let mut outcomes = Vec::with_capacity(tasks.len());
@@ -410,8 +450,28 @@ fn fetch_all(
             reporter.tick();
             outcomes.push(outcome);
         }
-        Ok(outcomes)
-    })
+        outcomes
+    });
+    // A parse still running on the blocking pool past the deadline is abandoned, not waited
+    // for (dropping the runtime would wait); it ends with the process.
+    runtime.shutdown_background();
+    Ok(outcomes)
+}
+
+/// How the failure of a feed the run deadline cut short begins.
+const DEADLINE_REACHED: &str = "run deadline reached";
+
+/// The failure recorded for a feed the run deadline cut short.
+fn deadline_reached(run_timeout: Duration, started: bool) -> String {
+    let when = if started {
+        "before this feed was fetched and parsed"
+    } else {
+        "before this feed's turn came (other feeds held every slot)"
+    };
+    format!(
+        "{DEADLINE_REACHED} {when}: the run stops after fetch.run_timeout = {}s",
+        run_timeout.as_secs_f64()
+    )
 }
 
 fn host_key(url: &str) -> String {

@@ -5,6 +5,7 @@ mod archive;
 mod browser_site;
 mod build;
 mod caches;
+mod deadline;
 mod fetch;
 mod import;
 mod init_check;
