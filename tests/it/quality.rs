@@ -1,5 +1,7 @@
-//! The 頻出ワード quality set (tests/quality/keywords.toml): 66 realistic items, each with the
-//! keywords a careful reader picked. Guards precision@3 and recall@3 against regressions.
+//! The 頻出ワード quality set (tests/quality/keywords.toml): 157 realistic items (55 English), each
+//! with the tags a reader picked (gold) and other tags a reader would accept, written before
+//! matome ran on them. Guards precision@3 and recall@3, overall and per language, and prints the
+//! worst misses.
 
 use matome::analyze::{Analyzer, DocFreq};
 use matome::content::Item;
@@ -16,6 +18,9 @@ struct Gold {
     title: String,
     description: String,
     keywords: Vec<String>,
+    /// Tags that are also right (they count for precision, not for recall).
+    #[serde(default)]
+    acceptable: Vec<String>,
 }
 
 /// An archived item as fetch would make it from a quality-set entry.
@@ -36,27 +41,34 @@ fn to_item(g: Gold) -> Item {
 }
 
 struct Score {
+    /// Predicted tags in gold or acceptable.
     hits: usize,
+    /// Predicted tags in gold.
+    gold_hits: usize,
     predicted: usize,
     gold: usize,
 }
 
-fn evaluate() -> Vec<(String, Score)> {
+/// An item whose top 3 missed: hits, predicted, gold, title.
+type Miss = (usize, Vec<String>, Vec<String>, String);
+
+fn evaluate() -> (Vec<(String, Score)>, Vec<Miss>) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
     let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let items: Vec<(Item, Vec<String>)> = set
+    let items: Vec<(Item, Vec<String>, Vec<String>)> = set
         .items
         .into_iter()
         .map(|g| {
-            let keywords = g.keywords.clone();
-            (to_item(g), keywords)
+            let (keywords, acceptable) = (g.keywords.clone(), g.acceptable.clone());
+            (to_item(g), keywords, acceptable)
         })
         .collect();
-    let refs: Vec<&Item> = items.iter().map(|(i, _)| i).collect();
+    let refs: Vec<&Item> = items.iter().map(|(i, _, _)| i).collect();
     let df = DocFreq::from_items(&refs);
     let a = Analyzer::get();
     let mut groups: Vec<(String, Score)> = Vec::new();
-    for (item, gold) in &items {
+    let mut misses: Vec<Miss> = Vec::new();
+    for (item, gold, acceptable) in &items {
         let predicted = a.keywords(item, &df, 3);
         let group = if item.title.is_ascii() {
             "English tech"
@@ -66,8 +78,13 @@ fn evaluate() -> Vec<(String, Score)> {
             "Japanese tech"
         };
         let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
-        let (p, g) = (lower(&predicted), lower(gold));
-        let hits = p.iter().filter(|k| g.contains(k)).count();
+        let (p, g, ok) = (lower(&predicted), lower(gold), lower(acceptable));
+        // Precision: a predicted tag in gold or acceptable; recall: gold tags predicted.
+        let hits = p.iter().filter(|k| g.contains(k) || ok.contains(k)).count();
+        let gold_hits = p.iter().filter(|k| g.contains(k)).count();
+        if hits < p.len().min(3) || p.is_empty() {
+            misses.push((hits, predicted.clone(), gold.clone(), item.title.clone()));
+        }
         if std::env::var_os("MATOME_QUALITY_VERBOSE").is_some() {
             println!(
                 "{hits}/{} {:?} gold {:?} — {}",
@@ -77,7 +94,12 @@ fn evaluate() -> Vec<(String, Score)> {
                 item.title
             );
         }
-        for name in [group, "all"] {
+        let language = if item.title.is_ascii() {
+            "English"
+        } else {
+            "Japanese"
+        };
+        for name in [group, language, "all"] {
             let idx = match groups.iter().position(|(n, _)| n == name) {
                 Some(i) => i,
                 None => {
@@ -85,6 +107,7 @@ fn evaluate() -> Vec<(String, Score)> {
                         name.to_string(),
                         Score {
                             hits: 0,
+                            gold_hits: 0,
                             predicted: 0,
                             gold: 0,
                         },
@@ -94,39 +117,60 @@ fn evaluate() -> Vec<(String, Score)> {
             };
             let s = &mut groups[idx].1;
             s.hits += hits;
+            s.gold_hits += gold_hits;
             s.predicted += p.len();
             s.gold += g.len();
         }
     }
-    groups
+    misses.sort_by_key(|m| m.0);
+    (groups, misses)
 }
 
 #[test]
 fn keyword_precision_and_recall_at_3_do_not_regress() {
-    let groups = evaluate();
+    let (groups, misses) = evaluate();
+    println!("worst misses (right tags / shown, shown, gold):");
+    for (hits, predicted, gold, title) in misses.iter().take(25) {
+        println!(
+            "  {hits}/{} {predicted:?} gold {gold:?} — {title}",
+            predicted.len()
+        );
+    }
+    let rate = |a: usize, b: usize| a as f64 / b.max(1) as f64;
     for (name, s) in &groups {
         println!(
-            "{name}: precision@3 {:.2}, recall@3 {:.2} ({} hits, {} predicted, {} gold)",
-            s.hits as f64 / s.predicted.max(1) as f64,
-            s.hits as f64 / s.gold.max(1) as f64,
+            "{name}: precision@3 {:.3}, recall@3 {:.3} ({} right of {} shown, {} of {} gold)",
+            rate(s.hits, s.predicted),
+            rate(s.gold_hits, s.gold),
             s.hits,
             s.predicted,
+            s.gold_hits,
             s.gold
         );
     }
-    let all = &groups.iter().find(|(n, _)| n == "all").unwrap().1;
-    let precision = all.hits as f64 / all.predicted as f64;
-    let recall = all.hits as f64 / all.gold as f64;
-    // The level reached when the set was written (see the issue note); a drop fails the build.
+    let score = |name: &str| &groups.iter().find(|(n, _)| n == name).unwrap().1;
+    let all = score("all");
+    let precision = rate(all.hits, all.predicted);
+    let recall = rate(all.gold_hits, all.gold);
+    // The level reached (see issue 15); a drop fails the build.
     assert!(
         precision >= PRECISION_FLOOR,
         "precision@3 fell to {precision:.3}"
     );
     assert!(recall >= RECALL_FLOOR, "recall@3 fell to {recall:.3}");
+    for language in ["Japanese", "English"] {
+        let s = score(language);
+        let p = rate(s.hits, s.predicted);
+        assert!(
+            p >= LANGUAGE_PRECISION_FLOOR,
+            "{language} precision@3 fell to {p:.3}"
+        );
+    }
 }
 
-const PRECISION_FLOOR: f64 = 0.54;
-const RECALL_FLOOR: f64 = 0.44;
+const PRECISION_FLOOR: f64 = 0.62;
+const RECALL_FLOOR: f64 = 0.49;
+const LANGUAGE_PRECISION_FLOOR: f64 = 0.55;
 
 /// One analyser, three users: every keyword shown for an item, analysed as a search query,
 /// gives index terms that the item's own text has — so clicking a 頻出ワード finds its item.
