@@ -833,7 +833,12 @@ impl Analyzer {
             .filter(|(k, c)| {
                 c.phrase
                     && cands.iter().any(|(l, d)| {
-                        d.phrase && l.len() > k.len() && l.contains(*k) && d.count >= c.count
+                        // (the longer one a phrase that is kept: a name, or recurring)
+                        d.phrase
+                            && (d.proper || d.count >= 2)
+                            && l.len() > k.len()
+                            && l.contains(*k)
+                            && d.count >= c.count
                     })
             })
             .map(|(k, _)| *k)

@@ -213,6 +213,10 @@ pub fn strip_labels(title: &str) -> Cow<'_, str> {
 /// Whether an English title is written in title case ("Omicron Crests, but Shots Are Still
 /// Keeping Americans Out of Hospitals"): then its capitals say nothing about names.
 pub fn title_case(title: &str) -> bool {
+    // Japanese titles have no case (their Latin words are names: Next.jsのApp Router).
+    if title.chars().any(|c| c >= '\u{3000}') {
+        return false;
+    }
     let words: Vec<&str> = title
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '-'))
         .filter(|w| w.len() >= 4 && w.starts_with(|c: char| c.is_ascii_alphabetic()))
@@ -330,5 +334,6 @@ mod tests {
             "Microsoft launches Windows 365, a cloud PC for businesses"
         ));
         assert!(!title_case("Rust 1.80"));
+        assert!(!title_case("Next.jsのApp RouterでServer Actionsを使う"));
     }
 }

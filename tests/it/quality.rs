@@ -212,3 +212,156 @@ fn every_keyword_is_found_by_the_search_analyser() {
     }
     assert!(checked > 150, "{checked}");
 }
+
+/// The 頻出ワード of one item, ranked against the quality set's document frequencies (as fetch
+/// ranks a new item against the archive).
+fn keywords_of(category: &str, site: &str, title: &str, description: &str) -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
+    let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut items: Vec<Item> = set.items.into_iter().map(to_item).collect();
+    items.push(to_item(Gold {
+        category: category.into(),
+        site: site.into(),
+        title: title.into(),
+        description: description.into(),
+        keywords: vec![],
+        acceptable: vec![],
+    }));
+    let refs: Vec<&Item> = items.iter().collect();
+    let df = DocFreq::from_items(&refs);
+    Analyzer::get().keywords(items.last().unwrap(), &df, 3)
+}
+
+// Regression tests for the misses issue 15 quotes, each named for what it guards.
+
+#[test]
+fn trailing_actions_are_trimmed_from_japanese_compounds() {
+    let kw = keywords_of(
+        "金融",
+        "ニュース",
+        "米利上げ開始秒読み、新興国から資金流出",
+        "米利上げ開始秒読みとの見方から、投資家は新興国の株式や債券を売っている。",
+    );
+    assert!(kw.contains(&"米利上げ".to_string()), "{kw:?}");
+    assert!(
+        !kw.iter()
+            .any(|k| k.contains("開始") || k.contains("秒読み")),
+        "{kw:?}"
+    );
+    let kw = keywords_of(
+        "マーケット",
+        "ニュース",
+        "円高ドル安反応で輸出株安",
+        "円高ドル安反応で自動車株が売られた。",
+    );
+    assert!(kw.contains(&"円高ドル安".to_string()), "{kw:?}");
+    assert!(!kw.iter().any(|k| k.contains("反応")), "{kw:?}");
+}
+
+#[test]
+fn digital_yuan_is_tagged_without_its_action_beside_the_central_bank() {
+    let kw = keywords_of(
+        "金融",
+        "ニュース",
+        "中国人民銀行、デジタル人民元発行を拡大",
+        "中国人民銀行はデジタル人民元発行の対象地域を広げる。",
+    );
+    assert!(kw.contains(&"デジタル人民元".to_string()), "{kw:?}");
+    assert!(kw.contains(&"中国人民銀行".to_string()), "{kw:?}");
+    assert!(!kw.iter().any(|k| k.contains("発行")), "{kw:?}");
+}
+
+#[test]
+fn vague_nouns_and_series_labels_are_not_tagged() {
+    let kw = keywords_of(
+        "経済",
+        "ニュース",
+        "若者が車を買わないワケ、前半は所得の問題",
+        "前半では可処分所得を、後半ではカーシェアリングを取り上げる。",
+    );
+    for bad in ["ワケ", "前半", "後半"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+    let kw = keywords_of(
+        "IT",
+        "ニュース",
+        "【まとめ】［連載］ゼロトラスト入門(後編)",
+        "ゼロトラストの認証基盤を解説する。",
+    );
+    assert!(kw.contains(&"ゼロトラスト".to_string()), "{kw:?}");
+    for bad in ["まとめ", "連載", "後編", "トラスト入門"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+}
+
+#[test]
+fn english_names_outrank_common_words_in_a_pytorch_post() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Cloud Blog",
+        "Scaling PyTorch training with XLA on Cloud TPU VMs",
+        "PyTorch/XLA lets you run PyTorch models on Cloud TPU VMs. We train a model with data \
+         parallelism and keep the data pipeline fed so learning never waits; the model, the data \
+         and the learning rate schedule are shown.",
+    );
+    assert!(kw.contains(&"PyTorch".to_string()), "{kw:?}");
+    let common = ["learning", "data", "model", "models"];
+    assert!(
+        kw.iter().filter(|k| common.contains(&k.as_str())).count() == 0,
+        "{kw:?}"
+    );
+}
+
+#[test]
+fn a_quoted_title_is_one_name_not_its_fragments() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Tech Review",
+        "'We Met in Virtual Reality' finds love in the metaverse",
+        "",
+    );
+    assert!(
+        kw.contains(&"We Met in Virtual Reality".to_string()),
+        "{kw:?}"
+    );
+    for bad in ["Met", "Virtual Reality", "Virtual", "Reality"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+}
+
+#[test]
+fn title_case_capitals_do_not_make_names() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Health Desk",
+        "Omicron Crests, but Shots Are Still Keeping Americans Out of Hospitals",
+        "Cases from the Omicron variant have peaked, and vaccinated people were less likely \
+         to be hospitalized.",
+    );
+    assert_eq!(kw.first().map(String::as_str), Some("Omicron"), "{kw:?}");
+    for bad in ["Omicron Crests", "Keeping Americans"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+}
+
+#[test]
+fn versioned_product_names_stay_whole() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Byteline",
+        "Microsoft launches Windows 365, a cloud PC for businesses",
+        "",
+    );
+    assert!(kw.contains(&"Windows 365".to_string()), "{kw:?}");
+    assert!(kw.contains(&"Microsoft".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"Windows".to_string()), "{kw:?}");
+    let kw = keywords_of(
+        "Program",
+        "Qiita",
+        "Next.jsのApp RouterでServer Actionsを使う",
+        "",
+    );
+    for want in ["Next.js", "App Router", "Server Actions"] {
+        assert!(kw.contains(&want.to_string()), "{want} not in {kw:?}");
+    }
+}
