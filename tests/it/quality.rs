@@ -168,9 +168,9 @@ fn keyword_precision_and_recall_at_3_do_not_regress() {
     }
 }
 
-const PRECISION_FLOOR: f64 = 0.68;
-const RECALL_FLOOR: f64 = 0.56;
-const LANGUAGE_PRECISION_FLOOR: f64 = 0.60;
+const PRECISION_FLOOR: f64 = 0.69;
+const RECALL_FLOOR: f64 = 0.57;
+const LANGUAGE_PRECISION_FLOOR: f64 = 0.61;
 
 /// One analyser, three users: every keyword shown for an item, analysed as a search query,
 /// gives index terms that the item's own text has — so clicking a 頻出ワード finds its item.
@@ -300,9 +300,10 @@ fn english_names_outrank_common_words_in_a_pytorch_post() {
         "海外TECH",
         "Cloud Blog",
         "Scaling PyTorch training with XLA on Cloud TPU VMs",
-        "PyTorch/XLA lets you run PyTorch models on Cloud TPU VMs. We train a model with data \
-         parallelism and keep the data pipeline fed so learning never waits; the model, the data \
-         and the learning rate schedule are shown.",
+        "This post shows how to scale learning with your data: a model learns from data, the \
+         data feeds the model, and learning speeds up when the data pipeline keeps the model \
+         busy. More data, a bigger model, faster learning. Learning rate, data sharding and \
+         model checkpoints are covered; the model and its data stay on the TPU.",
     );
     assert!(kw.contains(&"PyTorch".to_string()), "{kw:?}");
     let common = ["learning", "data", "model", "models"];
