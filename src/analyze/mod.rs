@@ -417,6 +417,9 @@ impl Analyzer {
                 rest = &rest[first + len..];
                 let mut terms = Vec::new();
                 self.line_terms(own, None, &mut terms);
+                if s.contains(['\'', '"', '“', '‘']) {
+                    self.quoted_names(&joined[start..end], &mut terms);
+                }
                 let mut content = Vec::new();
                 self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
                 content.sort_unstable();
@@ -562,7 +565,8 @@ impl Analyzer {
         let inner_upper = chars.any(char::is_uppercase);
         let proper = (inner_upper && lower.len() >= 3) || (first_upper && mid_sentence);
         // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
-        let weak = verb || (!first_upper && (lower.ends_with("ed") || lower.ends_with("ing")));
+        // (a capital that makes no name does not make one: "Misconfigured DNS change …")
+        let weak = verb || (!proper && (lower.ends_with("ed") || lower.ends_with("ing")));
         out.push(Term {
             key: self.stem(&lower).into(),
             written: Some(english_display(word)),
@@ -795,6 +799,7 @@ impl Analyzer {
             proper: bool,
             /// Written all in lower case somewhere (so a capital elsewhere was a sentence's).
             lower: bool,
+            in_title: bool,
             displays: FxHashMap<&'t str, usize>,
         }
         let mut cands: FxHashMap<&str, Cand> = FxHashMap::default();
@@ -815,8 +820,10 @@ impl Analyzer {
                 weak: t.weak,
                 proper: false,
                 lower: false,
+                in_title: false,
                 displays: FxHashMap::default(),
             });
+            c.in_title |= in_title;
             c.proper |= t.proper;
             c.lower |= !t.phrase
                 && t.written
@@ -848,8 +855,14 @@ impl Analyzer {
         }
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
-            // A two-word phrase must recur to be a phrase rather than two neighbours.
-            .filter(|(_, c)| !c.phrase || c.proper || c.count >= 2)
+            // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
+            // is a name or a title's lower-case noun phrase ("chip factory").
+            .filter(|(_, c)| {
+                !c.phrase
+                    || c.proper
+                    || c.count >= 2
+                    || (c.in_title && c.displays.keys().any(|d| rank::title_noun_phrase(d)))
+            })
             .map(|(key, c)| {
                 let display = c
                     .displays

@@ -228,6 +228,18 @@ pub fn title_case(title: &str) -> bool {
     words.len() >= 3 && capital * 4 >= words.len() * 3
 }
 
+/// Whether a phrase seen once, in a title, reads as a noun phrase: lower-case words of letters
+/// (hyphens allowed), the first not a verb's form (-s, -ed, -ing): "chip factory", "cloud
+/// outage", "free-threaded build", not "opens antitrust" or "launches Windows".
+pub(super) fn title_noun_phrase(phrase: &str) -> bool {
+    let mut words = phrase.split(' ');
+    let first = words.next().unwrap_or("");
+    let plain = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+    plain(first)
+        && !(first.ends_with('s') || first.ends_with("ed") || first.ends_with("ing"))
+        && words.all(plain)
+}
+
 /// The weight of a candidate beside its TF-IDF: names first, then phrases, then Japanese
 /// words, English common words last ("common nouns only when nothing better exists"), actions
 /// lowest.
