@@ -270,9 +270,6 @@ impl Analyzer {
         static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
         let compute = |t: &mut lindera::token::Token| {
             let stop = self.stop_ja.contains(t.surface.as_ref());
-            let katakana = t
-                .surface
-                .starts_with(|c| matches!(c, '\u{30a1}'..='\u{30fa}'));
             let details = t.details();
             let pos = details.first().copied().unwrap_or("");
             let sub1 = details.get(1).copied().unwrap_or("");
@@ -281,8 +278,6 @@ impl Analyzer {
                     Kind::Noun
                 }
                 ("名詞", "接尾") => Kind::Suffix,
-                // A number written in katakana (ゼロ in ゼロトラスト) is part of a word.
-                ("名詞", "数") if katakana => Kind::Noun,
                 ("名詞", "数") => Kind::Number,
                 ("接頭詞", "名詞接続") => Kind::Prefix,
                 _ => Kind::Break,
@@ -1192,6 +1187,30 @@ mod tests {
         // 対応 is an action after a word that stands alone (issue 15): trimmed.
         assert!(t.contains(&"気候変動".to_string()), "{t:?}");
         assert!(t.contains(&"資金供給オペレーション".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn trailing_actions_go_only_when_the_head_stands_alone() {
+        let t = displays(
+            "輸出規制と、サプライチェーン攻撃。資金供給オペレーションと氷床融解、金利ゼロ。\
+             ゼロトラストの実証実験。4～6月期の国内総生産。生成AI向け計算基盤。",
+        );
+        for whole in [
+            "輸出規制",
+            "サプライチェーン攻撃",
+            "資金供給オペレーション",
+            "氷床融解",
+            "ゼロトラスト",
+            "実証実験",
+            "国内総生産",
+            "生成AI",
+            "計算基盤",
+        ] {
+            assert!(t.contains(&whole.to_string()), "{whole} not in {t:?}");
+        }
+        for bad in ["金利ゼロ", "月期", "生成AI向け計算基盤", "トラスト"] {
+            assert!(!t.contains(&bad.to_string()), "{bad} in {t:?}");
+        }
     }
 
     #[test]

@@ -37,7 +37,6 @@ const ACTION_TAILS: &[&str] = &[
     "要請",
     "懸念",
     "期待",
-    "観測",
     "問題",
     "被害",
     "まとめ",
@@ -96,8 +95,8 @@ fn is_katakana(c: char) -> bool {
     matches!(c, '\u{30a1}'..='\u{30fa}' | '\u{30fc}')
 }
 
-/// The words a run of tokens is made of: suffixes belong to the word before them, and a run of
-/// katakana tokens (サプライ + チェーン) is one word.
+/// The words a run of tokens is made of: suffixes and one-character tokens belong to the word
+/// beside them (氷 + 床 is one word), and a run of katakana tokens (サプライ + チェーン) is one.
 fn units(run: &[Tok]) -> usize {
     let mut n = 0;
     let mut prev_katakana = false;
@@ -105,6 +104,7 @@ fn units(run: &[Tok]) -> usize {
         let katakana = t.surface.chars().all(is_katakana);
         match t.kind {
             Kind::Suffix => {}
+            _ if t.surface.chars().nth(1).is_none() => {}
             _ if katakana && prev_katakana => {}
             _ => n += 1,
         }
@@ -126,7 +126,14 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
         let t = &run[s];
         match t.kind {
             Kind::Suffix => s += 1,
-            Kind::Number if !(s + 1 < e && run[s + 1].kind == Kind::Latin) => {
+            // A number before a Latin word (5G) or a katakana number starting a katakana word
+            // (ゼロトラスト) is part of the word.
+            Kind::Number
+                if !(s + 1 < e
+                    && (run[s + 1].kind == Kind::Latin
+                        || (t.surface.chars().all(is_katakana)
+                            && run[s + 1].surface.chars().all(is_katakana)))) =>
+            {
                 after_number = true;
                 s += 1
             }
