@@ -115,9 +115,10 @@ fn units(run: &[Tok]) -> usize {
 
 /// Where a Japanese compound's subject starts and ends, as a range of `run`: leading suffixes
 /// and numbers (with the counters after them) dropped, then trailing prefixes and numbers, then
-/// trailing actions and labels while the rest stands alone — an [`ACTION_TAILS`] word after at
-/// least one word, any other kanji サ変 noun only after two (気候変動対応 → 気候変動, but 輸出規制,
-/// サプライチェーン攻撃 and 資金供給オペレーション stay whole).
+/// trailing actions and labels ([`ACTION_TAILS`]) while the rest stands alone as a word
+/// (気候変動対応 → 気候変動). Other サ変 nouns stay: IPADIC tags 装置, 会合 and 攻撃 サ変 too, and
+/// 半導体製造装置, 金融政策決定会合 and サプライチェーン攻撃 are names (trimming every trailing サ変
+/// noun after two words measured worse on the quality set: P@3 0.701 against 0.705).
 pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     let mut s = 0;
     let mut e = run.len();
@@ -147,18 +148,13 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     while e > s + 1 {
         let last = &run[e - 1];
         let head = &run[s..e - 1];
-        let action = ACTION_TAILS.contains(&last.surface);
-        let trim = if action {
-            units(head) >= 1
-                && head
-                    .iter()
-                    .map(|t| t.surface.chars().count())
-                    .sum::<usize>()
-                    >= 2
-        } else {
-            // A katakana サ変 word (オペレーション, アクセス) ends names: kept.
-            last.sahen && !last.surface.chars().all(is_katakana) && units(head) >= 2
-        };
+        let trim = ACTION_TAILS.contains(&last.surface)
+            && units(head) >= 1
+            && head
+                .iter()
+                .map(|t| t.surface.chars().count())
+                .sum::<usize>()
+                >= 2;
         if !trim {
             break;
         }
