@@ -7,7 +7,7 @@
 //! Knows nothing about HTTP or files beyond the document-frequency cache in [`df`].
 
 pub mod df;
-pub mod rank;
+mod rank;
 pub mod summary;
 
 use std::borrow::Cow;

@@ -232,14 +232,17 @@ pub fn title_case(title: &str) -> bool {
 }
 
 /// Whether a phrase seen once, in a title, reads as a noun phrase: lower-case words of letters
-/// (hyphens allowed), the first not a verb's form (-s, -ed, -ing): "chip factory", "cloud
+/// (hyphens allowed), the first not a verb's form (-s, -ed, -ing) unless hyphenated: "chip
+/// factory", "cloud
 /// outage", "free-threaded build", not "opens antitrust" or "launches Windows".
 pub(super) fn title_noun_phrase(phrase: &str) -> bool {
     let mut words = phrase.split(' ');
     let first = words.next().unwrap_or("");
     let plain = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
     plain(first)
-        && !(first.ends_with('s') || first.ends_with("ed") || first.ends_with("ing"))
+        // (a hyphenated first word is an adjective: free-threaded, hours-long)
+        && (first.contains('-')
+            || !(first.ends_with('s') || first.ends_with("ed") || first.ends_with("ing")))
         && words.all(plain)
 }
 
@@ -338,6 +341,31 @@ mod tests {
             "a label that is the whole title"
         );
         assert_eq!(strip_labels("unclosed [bracket"), "unclosed [bracket");
+    }
+
+    #[test]
+    fn only_lower_case_noun_phrases_of_a_title_count_once() {
+        for yes in ["chip factory", "cloud outage", "free-threaded build"] {
+            assert!(title_noun_phrase(yes), "{yes}");
+        }
+        for no in [
+            "opens antitrust",
+            "launches Windows",
+            "cloud PC",
+            "targeted wallets",
+        ] {
+            assert!(!title_noun_phrase(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn names_outweigh_phrases_outweigh_common_words() {
+        let name = weight(true, false, false, true);
+        let phrase = weight(false, false, true, true);
+        let common = weight(false, false, false, true);
+        let action = weight(false, true, false, true);
+        assert!(name > phrase && phrase > common && common > action);
+        assert!(weight(true, false, false, false) > weight(false, false, false, false));
     }
 
     #[test]
