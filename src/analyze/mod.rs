@@ -7,6 +7,7 @@
 //! Knows nothing about HTTP or files beyond the document-frequency cache in [`df`].
 
 pub mod df;
+mod rank;
 pub mod summary;
 
 use std::borrow::Cow;
@@ -24,7 +25,7 @@ pub use summary::sentences;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 1;
+pub const ANALYZER_VERSION: u32 = 2;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -64,6 +65,8 @@ struct Tok<'a> {
     sahen: bool,
     /// On the Japanese stop list.
     stop: bool,
+    /// 名詞 固有名詞 (組織, 人名, 地域, 一般).
+    proper: bool,
 }
 
 /// A word or phrase that may become a keyword.
@@ -227,12 +230,13 @@ impl Analyzer {
                         kind: Kind::Space,
                         sahen: false,
                         stop: false,
+                        proper: false,
                     });
                 }
                 let start = t.byte_start;
                 end = t.byte_end;
                 let surface = &text[start..end];
-                let (pos_kind, sahen, stop) = self.pos_kind(&mut t);
+                let (pos_kind, sahen, stop, proper) = self.pos_kind(&mut t);
                 let kind = classify_with(surface, pos_kind);
                 // Hyphenated Latin words stay one word: zero-day, right-to-repair.
                 let n = out.len();
@@ -252,15 +256,16 @@ impl Analyzer {
                     kind,
                     sahen,
                     stop,
+                    proper,
                 });
             }
             out
         })
     }
 
-    /// The part-of-speech kind of a token, whether it is サ変接続 and whether it is a stop word,
-    /// cached per word id (a system word's surface is fixed).
-    fn pos_kind(&self, t: &mut lindera::token::Token) -> (Kind, bool, bool) {
+    /// The part-of-speech kind of a token, whether it is サ変接続, whether it is a stop word and
+    /// whether it is a 固有名詞, cached per word id (a system word's surface is fixed).
+    fn pos_kind(&self, t: &mut lindera::token::Token) -> (Kind, bool, bool, bool) {
         use std::sync::atomic::{AtomicU8, Ordering};
         static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
         let compute = |t: &mut lindera::token::Token| {
@@ -277,7 +282,7 @@ impl Analyzer {
                 ("接頭詞", "名詞接続") => Kind::Prefix,
                 _ => Kind::Break,
             };
-            (kind, sub1 == "サ変接続", stop)
+            (kind, sub1 == "サ変接続", stop, sub1 == "固有名詞")
         };
         if !t.word_id.is_system() || t.word_id.is_unknown() {
             return compute(t);
@@ -290,16 +295,25 @@ impl Analyzer {
         let Some(slot) = cache.get(t.word_id.id() as usize) else {
             return compute(t);
         };
-        // Bits: kind index + 1 (low 3), 0x40 stop word, 0x80 サ変接続; 0 means not seen yet.
+        // Bits: kind index + 1 (low 3), 0x08 固有名詞, 0x40 stop word, 0x80 サ変接続; 0 means
+        // not seen yet.
         let v = slot.load(Ordering::Relaxed);
         if v != 0 {
-            return (KINDS[(v & 0x07) as usize - 1], v & 0x80 != 0, v & 0x40 != 0);
+            return (
+                KINDS[(v & 0x07) as usize - 1],
+                v & 0x80 != 0,
+                v & 0x40 != 0,
+                v & 0x08 != 0,
+            );
         }
-        let (kind, sahen, stop) = compute(t);
+        let (kind, sahen, stop, proper) = compute(t);
         let idx = KINDS.iter().position(|k| *k == kind).expect("listed") as u8 + 1;
-        let bits = idx | if sahen { 0x80 } else { 0 } | if stop { 0x40 } else { 0 };
+        let bits = idx
+            | if sahen { 0x80 } else { 0 }
+            | if stop { 0x40 } else { 0 }
+            | if proper { 0x08 } else { 0 };
         slot.store(bits, Ordering::Relaxed);
-        (kind, sahen, stop)
+        (kind, sahen, stop, proper)
     }
 
     /// Stems a lower-case English word for matching.
@@ -338,7 +352,7 @@ impl Analyzer {
         let mut buf = String::new();
         for line in prepared.lines() {
             let toks = self.tokens(line);
-            self.line_terms(&toks, terms);
+            self.line_terms(&toks, None, terms);
             self.content_of(&toks, &mut buf, content);
         }
     }
@@ -360,7 +374,8 @@ impl Analyzer {
         // line breaks are white space to it, so no word spans two sentences); each token is then
         // given back to its sentence by its offset.
         let mut joined = String::with_capacity(item.title.len() + item.text.len() + sents.len());
-        joined.push_str(&prepare(&item.title));
+        let title = prepare(&item.title);
+        joined.push_str(&rank::strip_labels(&title));
         let title_end = joined.len();
         joined.push('\n');
         let mut bounds = Vec::with_capacity(sents.len());
@@ -376,7 +391,9 @@ impl Analyzer {
             .position(|t| t.start >= title_end)
             .unwrap_or(toks.len());
         let mut title = Vec::new();
-        self.line_terms(&toks[..title_len], &mut title);
+        let headline = rank::Headline::of(&toks[..title_len], &joined[..title_end]);
+        self.line_terms(&toks[..title_len], Some(&headline), &mut title);
+        self.quoted_names(&joined[..title_end], &mut title);
         let mut buf = String::new();
         let mut rest = &toks[title_len..];
         let sentences = sents
@@ -394,7 +411,10 @@ impl Analyzer {
                 let own = &rest[first..first + len];
                 rest = &rest[first + len..];
                 let mut terms = Vec::new();
-                self.line_terms(own, &mut terms);
+                self.line_terms(own, None, &mut terms);
+                if s.contains(['\'', '"', '“', '‘']) {
+                    self.quoted_names(&joined[start..end], &mut terms);
+                }
                 let mut content = Vec::new();
                 self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
                 content.sort_unstable();
@@ -408,7 +428,9 @@ impl Analyzer {
         ItemTerms { title, sentences }
     }
 
-    fn line_terms(&self, toks: &[Tok], out: &mut Vec<Term>) {
+    /// Keyword candidates of one line of tokens; `headline` for a title (see [`Headline`]).
+    fn line_terms(&self, toks: &[Tok], headline: Option<&rank::Headline>, out: &mut Vec<Term>) {
+        let title_case = headline.is_some_and(|h| h.title_case);
         let mut i = 0;
         while i < toks.len() {
             let joinable = |k: Kind| {
@@ -431,34 +453,41 @@ impl Analyzer {
                 .all(|t| matches!(t.kind, Kind::Latin | Kind::Number))
                 && run.iter().any(|t| t.kind == Kind::Latin)
             {
-                // Latin words (possibly with digits: "Windows 10" is two runs, "5G" one).
-                let word: String = run.iter().map(|t| t.surface).collect();
-                // A capital inside an English sentence marks a name (Rust, Chrome, India);
-                // in Japanese text every Latin word is capitalised, so it tells nothing there.
+                // Latin words (possibly with digits: "Windows 10" is two runs, "5G" one), with
+                // dotted parts (Next.js, Node.js).
+                let (word, end) = latin_word(toks, start);
+                i = end;
+                // A capital inside an English sentence marks a name (Rust, Chrome, India); so
+                // does one in Japanese text (Rustで, Terraformの), where Latin words are names.
+                // A title's subject before its verb is a name too ("Microsoft launches …"),
+                // but no capital in a Title Case title tells anything.
                 let prev = toks[..start].iter().rev().find(|t| t.kind != Kind::Space);
+                let next = toks[i..].iter().find(|t| t.kind != Kind::Space);
                 let mid_english_sentence = prev.is_some_and(|t| {
                     t.surface.is_ascii() && !matches!(t.surface, "." | "!" | "?" | ":")
                 });
-                self.english_word(&word, mid_english_sentence, out);
-                // Phrases: the next one or two Latin words, each after a single space.
+                let japanese = prev.is_some_and(|t| !t.surface.is_ascii())
+                    || next.is_some_and(|t| !t.surface.is_ascii());
+                let subject = headline.is_some_and(|h| start < h.subject_end);
+                let verb = headline.is_some_and(|h| h.verb == Some(start));
+                let named = !title_case && (mid_english_sentence || japanese || subject);
+                self.english_word(&word, named, verb, out);
+                // Phrases: the next one or two Latin words (or a version number after a
+                // capitalised word: Windows 365, Python 3.13), each after a single space.
                 let next_word = |from: usize| -> Option<(String, usize)> {
                     if from + 1 < toks.len()
                         && toks[from].kind == Kind::Space
-                        && toks[from + 1].kind == Kind::Latin
+                        && matches!(toks[from + 1].kind, Kind::Latin | Kind::Number)
                     {
-                        let mut j = from + 1;
-                        while j < toks.len() && matches!(toks[j].kind, Kind::Latin | Kind::Number) {
-                            j += 1;
-                        }
-                        Some((toks[from + 1..j].iter().map(|t| t.surface).collect(), j))
+                        Some(latin_word(toks, from + 1))
                     } else {
                         None
                     }
                 };
                 if let Some((second, j)) = next_word(i) {
-                    self.english_phrase(&[&word, &second], mid_english_sentence, out);
+                    self.english_phrase(&[&word, &second], named, title_case, out);
                     if let Some((third, _)) = next_word(j) {
-                        self.english_phrase(&[&word, &second, &third], mid_english_sentence, out);
+                        self.english_phrase(&[&word, &second, &third], named, title_case, out);
                     }
                 }
                 continue;
@@ -467,7 +496,57 @@ impl Analyzer {
         }
     }
 
-    fn english_word(&self, word: &str, mid_sentence: bool, out: &mut Vec<Term>) {
+    /// A quoted title of a work in a headline ('We Met in Virtual Reality' finds love …): one
+    /// name, so its words are not tagged one by one.
+    fn quoted_names(&self, title: &str, out: &mut Vec<Term>) {
+        for (open, close) in [('\'', '\''), ('"', '"'), ('“', '”'), ('‘', '’')] {
+            let mut from = 0;
+            while let Some(a) = title[from..].find(open).map(|x| x + from) {
+                let start = a + open.len_utf8();
+                let Some(b) = title[start..].find(close).map(|x| x + start) else {
+                    break;
+                };
+                // A quote opens at a word's start ("'We"), not inside one ("world's").
+                if title[..a]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+                {
+                    from = start;
+                    continue;
+                }
+                from = b + close.len_utf8();
+                let inner = &title[start..b];
+                let words: Vec<&str> = inner.split(' ').filter(|w| !w.is_empty()).collect();
+                let capital = |w: &&str| w.starts_with(|c: char| c.is_ascii_uppercase());
+                let content: Vec<&&str> = words
+                    .iter()
+                    .filter(|w| !self.is_stop_en(&w.to_lowercase()))
+                    .collect();
+                if words.len() < 2
+                    || words.len() > 8
+                    || !inner.is_ascii()
+                    || !words
+                        .iter()
+                        .all(|w| w.chars().all(|c| c.is_ascii_alphanumeric()))
+                    || !content.iter().all(|w| capital(w))
+                    || content.len() < 2
+                {
+                    continue;
+                }
+                let key: Vec<String> = words.iter().map(|w| self.stem(&w.to_lowercase())).collect();
+                out.push(Term {
+                    key: key.join(" ").into(),
+                    written: Some(words.join(" ")),
+                    phrase: true,
+                    weak: false,
+                    proper: true,
+                });
+            }
+        }
+    }
+
+    fn english_word(&self, word: &str, mid_sentence: bool, verb: bool, out: &mut Vec<Term>) {
         let lower = word.to_lowercase();
         if lower.chars().count() < 2
             || self.is_stop_en(&lower)
@@ -481,7 +560,8 @@ impl Analyzer {
         let inner_upper = chars.any(char::is_uppercase);
         let proper = (inner_upper && lower.len() >= 3) || (first_upper && mid_sentence);
         // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
-        let weak = !first_upper && (lower.ends_with("ed") || lower.ends_with("ing"));
+        // (a capital that makes no name does not make one: "Misconfigured DNS change …")
+        let weak = verb || (!proper && (lower.ends_with("ed") || lower.ends_with("ing")));
         out.push(Term {
             key: self.stem(&lower).into(),
             written: Some(english_display(word)),
@@ -493,20 +573,39 @@ impl Analyzer {
 
     /// A phrase of two or three content words. `mid_sentence`: the first word does not start a
     /// sentence (so its capital means something).
-    fn english_phrase(&self, words: &[&str], mid_sentence: bool, out: &mut Vec<Term>) {
+    fn english_phrase(
+        &self,
+        words: &[&str],
+        mid_sentence: bool,
+        title_case: bool,
+        out: &mut Vec<Term>,
+    ) {
         let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-        let content = |w: &str| {
-            w.chars().count() >= 2 && !self.is_stop_en(w) && !w.chars().all(|c| c.is_ascii_digit())
+        let number = |w: &str| w.chars().all(|c| c.is_ascii_digit() || c == '.');
+        let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+        // A version number ends a name (Windows 365, Python 3.13, Raspberry Pi 5).
+        let last = lower.len() - 1;
+        let versioned = number(&lower[last]) && capital(words[last - 1]);
+        let content = |i: usize, w: &str| {
+            (i == last && versioned)
+                || (w.chars().count() >= 2 && !self.is_stop_en(w) && !number(w))
         };
-        if !lower.iter().all(|w| content(w)) {
+        if !lower.iter().enumerate().all(|(i, w)| content(i, w)) {
             return;
         }
-        // Capitalised words make a name (GitHub Copilot, Veridian Semiconductor), unless the
-        // first capital is only a sentence's.
-        let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+        // Capitalised words make a name (GitHub Copilot, Veridian Semiconductor, 5G SA), unless
+        // the first capital is only a sentence's or every word of the title has one.
+        let capital_or_digit = |w: &str| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        };
         let inner_capital = |w: &str| w.chars().skip(1).any(char::is_uppercase);
-        let name = words.iter().all(|w| capital(w))
-            && (mid_sentence || inner_capital(words[0]) || words.len() > 2);
+        let name = words.iter().all(|w| capital_or_digit(w))
+            && (versioned
+                || mid_sentence
+                || inner_capital(words[0])
+                || (words.len() > 2 && !title_case));
         let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
         let written: Vec<String> = words.iter().map(|w| english_display(w)).collect();
         out.push(Term {
@@ -519,20 +618,15 @@ impl Analyzer {
     }
 
     fn japanese_compound(&self, run: &[Tok], out: &mut Vec<Term>) {
-        // Trim what cannot start or end a word: a lone suffix or number in front (unless the
-        // number belongs to a Latin word, as in 5G), a prefix or number at the end.
-        let mut s = 0;
-        let mut e = run.len();
-        while s < e {
-            match run[s].kind {
-                Kind::Suffix => s += 1,
-                Kind::Number if !(s + 1 < e && run[s + 1].kind == Kind::Latin) => s += 1,
-                _ => break,
-            }
+        // Two subjects joined by 向け: each is a word of its own.
+        if let Some(at) = rank::split_at(run) {
+            self.japanese_compound(&run[..at], out);
+            self.japanese_compound(&run[at + 1..], out);
+            return;
         }
-        while e > s && matches!(run[e - 1].kind, Kind::Prefix | Kind::Number) {
-            e -= 1;
-        }
+        // Trim what cannot start or end a word (a lone suffix, a number and its counter, a
+        // trailing prefix) and the trailing actions and labels (see rank::compound_bounds).
+        let (s, e) = rank::compound_bounds(run);
         let run = &run[s..e];
         if !run
             .iter()
@@ -543,28 +637,29 @@ impl Analyzer {
         // Very long runs are lists of nouns, not one word.
         if run.len() > 8 {
             for t in run.iter().filter(|t| t.kind == Kind::Noun) {
-                self.push_ja(t.surface, false, out);
+                self.push_ja(t.surface, false, t.proper, out);
             }
             return;
         }
         if let [only] = run {
             if !only.stop {
-                self.push_ja_word(only.surface, only.sahen, out);
+                self.push_ja_word(only.surface, only.sahen, only.proper, out);
             }
         } else {
             let surface: String = run.iter().map(|t| t.surface).collect();
-            self.push_ja(&surface, false, out);
+            let name = rank::japanese_name(run, &surface);
+            self.push_ja(&surface, false, name, out);
         }
     }
 
-    fn push_ja(&self, surface: &str, weak: bool, out: &mut Vec<Term>) {
+    fn push_ja(&self, surface: &str, weak: bool, proper: bool, out: &mut Vec<Term>) {
         if !self.stop_ja.contains(surface) {
-            self.push_ja_word(surface, weak, out);
+            self.push_ja_word(surface, weak, proper, out);
         }
     }
 
     /// Adds a Japanese term already checked against the stop list.
-    fn push_ja_word(&self, surface: &str, weak: bool, out: &mut Vec<Term>) {
+    fn push_ja_word(&self, surface: &str, weak: bool, proper: bool, out: &mut Vec<Term>) {
         if surface.chars().nth(1).is_none() {
             return;
         }
@@ -579,7 +674,7 @@ impl Analyzer {
             written,
             phrase: false,
             weak,
-            proper: false,
+            proper,
         });
     }
 
@@ -697,6 +792,9 @@ impl Analyzer {
             phrase: bool,
             weak: bool,
             proper: bool,
+            /// Written all in lower case somewhere (so a capital elsewhere was a sentence's).
+            lower: bool,
+            in_title: bool,
             displays: FxHashMap<&'t str, usize>,
         }
         let mut cands: FxHashMap<&str, Cand> = FxHashMap::default();
@@ -716,9 +814,16 @@ impl Analyzer {
                 phrase: t.phrase,
                 weak: t.weak,
                 proper: false,
+                lower: false,
+                in_title: false,
                 displays: FxHashMap::default(),
             });
+            c.in_title |= in_title;
             c.proper |= t.proper;
+            c.lower |= !t.phrase
+                && t.written
+                    .as_deref()
+                    .is_some_and(|w| w.is_ascii() && !w.bytes().any(|b| b.is_ascii_uppercase()));
             c.tf += if in_title { 2.0 } else { 1.0 };
             c.count += 1;
             *c.displays.entry(t.display()).or_default() += 1;
@@ -730,7 +835,12 @@ impl Analyzer {
             .filter(|(k, c)| {
                 c.phrase
                     && cands.iter().any(|(l, d)| {
-                        d.phrase && l.len() > k.len() && l.contains(*k) && d.count >= c.count
+                        // (the longer one a phrase that is kept: a name, or recurring)
+                        d.phrase
+                            && (d.proper || d.count >= 2)
+                            && l.len() > k.len()
+                            && l.contains(*k)
+                            && d.count >= c.count
                     })
             })
             .map(|(k, _)| *k)
@@ -740,8 +850,14 @@ impl Analyzer {
         }
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
-            // A two-word phrase must recur to be a phrase rather than two neighbours.
-            .filter(|(_, c)| !c.phrase || c.proper || c.count >= 2)
+            // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
+            // is a name or a title's lower-case noun phrase ("chip factory").
+            .filter(|(_, c)| {
+                !c.phrase
+                    || c.proper
+                    || c.count >= 2
+                    || (c.in_title && c.displays.keys().any(|d| rank::title_noun_phrase(d)))
+            })
             .map(|(key, c)| {
                 let display = c
                     .displays
@@ -749,16 +865,12 @@ impl Analyzer {
                     .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
                     .map(|(d, _)| *d)
                     .unwrap_or_default();
-                let weight = if c.proper {
-                    1.5
-                } else if c.weak {
-                    0.5
-                } else {
-                    1.0
-                };
-                // A phrase says more than either of its words.
-                let phrase = if c.phrase { 1.2 } else { 1.0 };
-                let score = c.tf * df.idf(key) * weight * phrase;
+                let english = key.is_ascii();
+                // An English word seen in lower case is a common word, even where a sentence or
+                // a headline's subject gave it a capital.
+                let proper = c.proper && !(english && c.lower);
+                let weight = rank::weight(proper, c.weak, c.phrase, english);
+                let score = c.tf * df.idf(key) * weight;
                 (score, c.first, key, display)
             })
             .collect();
@@ -856,6 +968,29 @@ impl ItemTerms<'_> {
             .chain(self.sentences.iter().flat_map(|s| s.terms.iter()))
             .map(|t| term_hash(&t.key))
             .collect()
+    }
+}
+
+/// The Latin word starting at token `start` (letters and digits, with dotted parts: Next.js,
+/// Node.js, 3.13) and the index of the token after it.
+fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
+    let mut word = String::new();
+    let mut j = start;
+    loop {
+        while j < toks.len() && matches!(toks[j].kind, Kind::Latin | Kind::Number) {
+            word.push_str(toks[j].surface);
+            j += 1;
+        }
+        if !word.is_empty()
+            && j + 1 < toks.len()
+            && toks[j].surface == "."
+            && matches!(toks[j + 1].kind, Kind::Latin | Kind::Number)
+        {
+            word.push('.');
+            j += 1;
+            continue;
+        }
+        return (word, j);
     }
 }
 
@@ -1049,8 +1184,33 @@ mod tests {
         let t =
             displays("日本銀行は気候変動対応を支援するための資金供給オペレーションを実施した。");
         assert!(t.contains(&"日本銀行".to_string()), "{t:?}");
-        assert!(t.contains(&"気候変動対応".to_string()), "{t:?}");
+        // 対応 is an action after a word that stands alone (issue 15): trimmed.
+        assert!(t.contains(&"気候変動".to_string()), "{t:?}");
         assert!(t.contains(&"資金供給オペレーション".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn trailing_actions_go_only_when_the_head_stands_alone() {
+        let t = displays(
+            "輸出規制と、サプライチェーン攻撃。資金供給オペレーションと氷床融解、金利ゼロ。\
+             ゼロトラストの実証実験。4～6月期の国内総生産。生成AI向け計算基盤。",
+        );
+        for whole in [
+            "輸出規制",
+            "サプライチェーン攻撃",
+            "資金供給オペレーション",
+            "氷床融解",
+            "ゼロトラスト",
+            "実証実験",
+            "国内総生産",
+            "生成AI",
+            "計算基盤",
+        ] {
+            assert!(t.contains(&whole.to_string()), "{whole} not in {t:?}");
+        }
+        for bad in ["金利ゼロ", "月期", "生成AI向け計算基盤", "トラスト"] {
+            assert!(!t.contains(&bad.to_string()), "{bad} in {t:?}");
+        }
     }
 
     #[test]

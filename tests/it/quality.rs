@@ -1,5 +1,7 @@
-//! The 頻出ワード quality set (tests/quality/keywords.toml): 66 realistic items, each with the
-//! keywords a careful reader picked. Guards precision@3 and recall@3 against regressions.
+//! The 頻出ワード quality set (tests/quality/keywords.toml): 157 realistic items (55 English), each
+//! with the tags a reader picked (gold) and other tags a reader would accept, written before
+//! matome ran on them. Guards precision@3 and recall@3, overall and per language, and prints the
+//! worst misses.
 
 use matome::analyze::{Analyzer, DocFreq};
 use matome::content::Item;
@@ -16,6 +18,9 @@ struct Gold {
     title: String,
     description: String,
     keywords: Vec<String>,
+    /// Tags that are also right (they count for precision, not for recall).
+    #[serde(default)]
+    acceptable: Vec<String>,
 }
 
 /// An archived item as fetch would make it from a quality-set entry.
@@ -36,27 +41,34 @@ fn to_item(g: Gold) -> Item {
 }
 
 struct Score {
+    /// Predicted tags in gold or acceptable.
     hits: usize,
+    /// Predicted tags in gold.
+    gold_hits: usize,
     predicted: usize,
     gold: usize,
 }
 
-fn evaluate() -> Vec<(String, Score)> {
+/// An item whose top 3 missed: hits, predicted, gold, title.
+type Miss = (usize, Vec<String>, Vec<String>, String);
+
+fn evaluate() -> (Vec<(String, Score)>, Vec<Miss>) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
     let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let items: Vec<(Item, Vec<String>)> = set
+    let items: Vec<(Item, Vec<String>, Vec<String>)> = set
         .items
         .into_iter()
         .map(|g| {
-            let keywords = g.keywords.clone();
-            (to_item(g), keywords)
+            let (keywords, acceptable) = (g.keywords.clone(), g.acceptable.clone());
+            (to_item(g), keywords, acceptable)
         })
         .collect();
-    let refs: Vec<&Item> = items.iter().map(|(i, _)| i).collect();
+    let refs: Vec<&Item> = items.iter().map(|(i, _, _)| i).collect();
     let df = DocFreq::from_items(&refs);
     let a = Analyzer::get();
     let mut groups: Vec<(String, Score)> = Vec::new();
-    for (item, gold) in &items {
+    let mut misses: Vec<Miss> = Vec::new();
+    for (item, gold, acceptable) in &items {
         let predicted = a.keywords(item, &df, 3);
         let group = if item.title.is_ascii() {
             "English tech"
@@ -66,8 +78,13 @@ fn evaluate() -> Vec<(String, Score)> {
             "Japanese tech"
         };
         let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
-        let (p, g) = (lower(&predicted), lower(gold));
-        let hits = p.iter().filter(|k| g.contains(k)).count();
+        let (p, g, ok) = (lower(&predicted), lower(gold), lower(acceptable));
+        // Precision: a predicted tag in gold or acceptable; recall: gold tags predicted.
+        let hits = p.iter().filter(|k| g.contains(k) || ok.contains(k)).count();
+        let gold_hits = p.iter().filter(|k| g.contains(k)).count();
+        if hits < p.len().min(3) || p.is_empty() {
+            misses.push((hits, predicted.clone(), gold.clone(), item.title.clone()));
+        }
         if std::env::var_os("MATOME_QUALITY_VERBOSE").is_some() {
             println!(
                 "{hits}/{} {:?} gold {:?} — {}",
@@ -77,7 +94,12 @@ fn evaluate() -> Vec<(String, Score)> {
                 item.title
             );
         }
-        for name in [group, "all"] {
+        let language = if item.title.is_ascii() {
+            "English"
+        } else {
+            "Japanese"
+        };
+        for name in [group, language, "all"] {
             let idx = match groups.iter().position(|(n, _)| n == name) {
                 Some(i) => i,
                 None => {
@@ -85,6 +107,7 @@ fn evaluate() -> Vec<(String, Score)> {
                         name.to_string(),
                         Score {
                             hits: 0,
+                            gold_hits: 0,
                             predicted: 0,
                             gold: 0,
                         },
@@ -94,39 +117,60 @@ fn evaluate() -> Vec<(String, Score)> {
             };
             let s = &mut groups[idx].1;
             s.hits += hits;
+            s.gold_hits += gold_hits;
             s.predicted += p.len();
             s.gold += g.len();
         }
     }
-    groups
+    misses.sort_by_key(|m| m.0);
+    (groups, misses)
 }
 
 #[test]
 fn keyword_precision_and_recall_at_3_do_not_regress() {
-    let groups = evaluate();
+    let (groups, misses) = evaluate();
+    println!("worst misses (right tags / shown, shown, gold):");
+    for (hits, predicted, gold, title) in misses.iter().take(25) {
+        println!(
+            "  {hits}/{} {predicted:?} gold {gold:?} — {title}",
+            predicted.len()
+        );
+    }
+    let rate = |a: usize, b: usize| a as f64 / b.max(1) as f64;
     for (name, s) in &groups {
         println!(
-            "{name}: precision@3 {:.2}, recall@3 {:.2} ({} hits, {} predicted, {} gold)",
-            s.hits as f64 / s.predicted.max(1) as f64,
-            s.hits as f64 / s.gold.max(1) as f64,
+            "{name}: precision@3 {:.3}, recall@3 {:.3} ({} right of {} shown, {} of {} gold)",
+            rate(s.hits, s.predicted),
+            rate(s.gold_hits, s.gold),
             s.hits,
             s.predicted,
+            s.gold_hits,
             s.gold
         );
     }
-    let all = &groups.iter().find(|(n, _)| n == "all").unwrap().1;
-    let precision = all.hits as f64 / all.predicted as f64;
-    let recall = all.hits as f64 / all.gold as f64;
-    // The level reached when the set was written (see the issue note); a drop fails the build.
+    let score = |name: &str| &groups.iter().find(|(n, _)| n == name).unwrap().1;
+    let all = score("all");
+    let precision = rate(all.hits, all.predicted);
+    let recall = rate(all.gold_hits, all.gold);
+    // The level reached (see issue 15); a drop fails the build.
     assert!(
         precision >= PRECISION_FLOOR,
         "precision@3 fell to {precision:.3}"
     );
     assert!(recall >= RECALL_FLOOR, "recall@3 fell to {recall:.3}");
+    for language in ["Japanese", "English"] {
+        let s = score(language);
+        let p = rate(s.hits, s.predicted);
+        assert!(
+            p >= LANGUAGE_PRECISION_FLOOR,
+            "{language} precision@3 fell to {p:.3}"
+        );
+    }
 }
 
-const PRECISION_FLOOR: f64 = 0.54;
-const RECALL_FLOOR: f64 = 0.44;
+const PRECISION_FLOOR: f64 = 0.70;
+const RECALL_FLOOR: f64 = 0.57;
+const LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
 
 /// One analyser, three users: every keyword shown for an item, analysed as a search query,
 /// gives index terms that the item's own text has — so clicking a 頻出ワード finds its item.
@@ -167,4 +211,158 @@ fn every_keyword_is_found_by_the_search_analyser() {
         }
     }
     assert!(checked > 150, "{checked}");
+}
+
+/// The 頻出ワード of one item, ranked against the quality set's document frequencies (as fetch
+/// ranks a new item against the archive).
+fn keywords_of(category: &str, site: &str, title: &str, description: &str) -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
+    let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut items: Vec<Item> = set.items.into_iter().map(to_item).collect();
+    items.push(to_item(Gold {
+        category: category.into(),
+        site: site.into(),
+        title: title.into(),
+        description: description.into(),
+        keywords: vec![],
+        acceptable: vec![],
+    }));
+    let refs: Vec<&Item> = items.iter().collect();
+    let df = DocFreq::from_items(&refs);
+    Analyzer::get().keywords(items.last().unwrap(), &df, 3)
+}
+
+// Regression tests for the misses issue 15 quotes, each named for what it guards.
+
+#[test]
+fn trailing_actions_are_trimmed_from_japanese_compounds() {
+    let kw = keywords_of(
+        "金融",
+        "ニュース",
+        "米利上げ開始秒読み、新興国から資金流出",
+        "米利上げ開始秒読みとの見方から、投資家は新興国の株式や債券を売っている。",
+    );
+    assert!(kw.contains(&"米利上げ".to_string()), "{kw:?}");
+    assert!(
+        !kw.iter()
+            .any(|k| k.contains("開始") || k.contains("秒読み")),
+        "{kw:?}"
+    );
+    let kw = keywords_of(
+        "マーケット",
+        "ニュース",
+        "円高ドル安反応で輸出株安",
+        "円高ドル安反応で自動車株が売られた。",
+    );
+    assert!(kw.contains(&"円高ドル安".to_string()), "{kw:?}");
+    assert!(!kw.iter().any(|k| k.contains("反応")), "{kw:?}");
+}
+
+#[test]
+fn digital_yuan_is_tagged_without_its_action_beside_the_central_bank() {
+    let kw = keywords_of(
+        "金融",
+        "ニュース",
+        "中国人民銀行、デジタル人民元発行を拡大",
+        "中国人民銀行はデジタル人民元発行の対象地域を広げる。",
+    );
+    assert!(kw.contains(&"デジタル人民元".to_string()), "{kw:?}");
+    assert!(kw.contains(&"中国人民銀行".to_string()), "{kw:?}");
+    assert!(!kw.iter().any(|k| k.contains("発行")), "{kw:?}");
+}
+
+#[test]
+fn vague_nouns_and_series_labels_are_not_tagged() {
+    let kw = keywords_of(
+        "経済",
+        "ニュース",
+        "若者が車を買わないワケ、前半は所得の問題",
+        "前半では可処分所得を、後半ではカーシェアリングを取り上げる。",
+    );
+    for bad in ["ワケ", "前半", "後半"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+    let kw = keywords_of(
+        "IT",
+        "ニュース",
+        "【まとめ】［連載］ゼロトラスト入門(後編)",
+        "ゼロトラストの認証基盤を解説する。",
+    );
+    assert!(kw.contains(&"ゼロトラスト".to_string()), "{kw:?}");
+    for bad in ["まとめ", "連載", "後編", "トラスト入門"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+}
+
+#[test]
+fn english_names_outrank_common_words_in_a_pytorch_post() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Cloud Blog",
+        "Scaling PyTorch training with XLA on Cloud TPU VMs",
+        "This post shows how to scale learning with your data: a model learns from data, the \
+         data feeds the model, and learning speeds up when the data pipeline keeps the model \
+         busy. More data, a bigger model, faster learning. Learning rate, data sharding and \
+         model checkpoints are covered; the model and its data stay on the TPU.",
+    );
+    assert!(kw.contains(&"PyTorch".to_string()), "{kw:?}");
+    let common = ["learning", "data", "model", "models"];
+    assert!(
+        kw.iter().filter(|k| common.contains(&k.as_str())).count() == 0,
+        "{kw:?}"
+    );
+}
+
+#[test]
+fn a_quoted_title_is_one_name_not_its_fragments() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Tech Review",
+        "'We Met in Virtual Reality' finds love in the metaverse",
+        "",
+    );
+    assert!(
+        kw.contains(&"We Met in Virtual Reality".to_string()),
+        "{kw:?}"
+    );
+    for bad in ["Met", "Virtual Reality", "Virtual", "Reality"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+}
+
+#[test]
+fn title_case_capitals_do_not_make_names() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Health Desk",
+        "Omicron Crests, but Shots Are Still Keeping Americans Out of Hospitals",
+        "Cases from the Omicron variant have peaked, and vaccinated people were less likely \
+         to be hospitalized.",
+    );
+    assert_eq!(kw.first().map(String::as_str), Some("Omicron"), "{kw:?}");
+    for bad in ["Omicron Crests", "Keeping Americans"] {
+        assert!(!kw.contains(&bad.to_string()), "{bad} in {kw:?}");
+    }
+}
+
+#[test]
+fn versioned_product_names_stay_whole() {
+    let kw = keywords_of(
+        "海外TECH",
+        "Byteline",
+        "Microsoft launches Windows 365, a cloud PC for businesses",
+        "",
+    );
+    assert!(kw.contains(&"Windows 365".to_string()), "{kw:?}");
+    assert!(kw.contains(&"Microsoft".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"Windows".to_string()), "{kw:?}");
+    let kw = keywords_of(
+        "Program",
+        "Qiita",
+        "Next.jsのApp RouterでServer Actionsを使う",
+        "",
+    );
+    for want in ["Next.js", "App Router", "Server Actions"] {
+        assert!(kw.contains(&want.to_string()), "{want} not in {kw:?}");
+    }
 }
