@@ -78,9 +78,7 @@ pub fn serve(root: &Path, opts: ServeOptions) -> Result<()> {
 
 async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
     let config = Config::load(&root)?;
-    let base_path = url::Url::parse(&config.base_url)
-        .map(|u| u.path().to_string())
-        .unwrap_or_else(|_| "/".into());
+    let base_path = base_path_of(&config.base_url);
     let addr = SocketAddr::new(opts.bind, opts.port);
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         if e.kind() == std::io::ErrorKind::AddrInUse {
@@ -156,9 +154,22 @@ fn rebuild(shared: &Shared) {
                 r.removed,
                 r.elapsed.as_secs_f64()
             );
+            let config = Config::load(&shared.root);
+            if let Some(msg) = config
+                .as_ref()
+                .ok()
+                .and_then(|c| base_path_changed(&shared.base_path, &c.base_url))
+            {
+                // The routes, the redirect from `/` and the search hits' links are fixed at
+                // start: say so, on the terminal and over every page, until base_url is back.
+                eprintln!("error: {msg}");
+                *shared.error.write().unwrap() = Some(msg.clone());
+                let _ = shared.signals.send(Signal::Error(msg));
+                return;
+            }
             *shared.error.write().unwrap() = None;
-            let searcher = Config::load(&shared.root)
-                .and_then(|c| SiteSearcher::open(&shared.root, &c, &shared.local_url));
+            let searcher =
+                config.and_then(|c| SiteSearcher::open(&shared.root, &c, &shared.local_url));
             *shared.searcher.write().unwrap() = searcher.ok();
             let _ = shared.signals.send(Signal::Reload);
         }
@@ -169,6 +180,26 @@ fn rebuild(shared: &Shared) {
             let _ = shared.signals.send(Signal::Error(msg));
         }
     }
+}
+
+/// When matome.toml's `base_url` no longer has the path this server was started under: the
+/// message that says a restart is needed (the build itself went through, so its links already
+/// use the new path).
+fn base_path_changed(serving: &str, base_url: &str) -> Option<String> {
+    let now = base_path_of(base_url);
+    (now != serving).then(|| {
+        format!(
+            "base_url in matome.toml changed its path from {serving} to {now}: this server still serves \
+             {serving}, so the rebuilt pages' links lead nowhere. Restart `matome serve` to preview under {now}"
+        )
+    })
+}
+
+/// `/` or `/REPO/`: the path of a base URL.
+fn base_path_of(base_url: &str) -> String {
+    url::Url::parse(base_url)
+        .map(|u| u.path().to_string())
+        .unwrap_or_else(|_| "/".into())
 }
 
 /// The inputs a change to which rebuilds the site (never the output folder or the caches).
