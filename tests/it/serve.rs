@@ -442,3 +442,38 @@ fn serve_folder_redirects_stay_inside_the_output() {
     assert_eq!(status_of(&r), 301, "{r}");
     assert_eq!(header(&r, "location"), Some("/archives/"));
 }
+
+#[test]
+fn serve_says_a_base_url_path_change_needs_a_restart() {
+    let mut site = demo_site();
+    let server = Server::start(&site);
+    let mut stream = events(&server);
+    std::thread::sleep(Duration::from_millis(300));
+
+    // base_url gets another path while serving: printed and shown over every page, and the
+    // server keeps answering under the path it was started with.
+    site.config.base_url = "https://user.github.io/news/".into();
+    site.write_config(&[]);
+    let msg = wait_event(&mut stream, "build-error", Duration::from_secs(20));
+    assert!(
+        msg.contains("base_url in matome.toml changed its path from /repo/ to /news/")
+            && msg.contains("Restart `matome serve`"),
+        "{msg}"
+    );
+    let mut fresh = events(&server);
+    assert_eq!(
+        wait_event(&mut fresh, "build-error", Duration::from_secs(5)),
+        msg,
+        "a page opened now sees it too"
+    );
+    let (status, _) = server.get("/repo/");
+    assert_eq!(status, 200);
+
+    // Back to the path it serves: the message goes and pages reload.
+    site.config.base_url = "https://user.github.io/repo/".into();
+    site.write_config(&[]);
+    wait_event(&mut stream, "reload", Duration::from_secs(20));
+    let (status, page) = server.get("/repo/");
+    assert_eq!(status, 200);
+    assert!(page.contains("/repo/2021/"), "links under /repo/ again");
+}
