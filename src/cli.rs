@@ -37,7 +37,7 @@ pub enum Command {
     /// workflow that fetches hourly, commits content/, builds and deploys to GitHub Pages. The
     /// default theme stays built into matome (see `matome theme eject`).
     Init(InitArgs),
-    /// The built-in theme's files in the site.
+    /// Copy files of the built-in theme into the site to edit them (`matome theme eject`).
     #[command(subcommand)]
     Theme(ThemeCommand),
     /// Validate the config, every content file and every internal link of the built site.
