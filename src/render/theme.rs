@@ -212,8 +212,17 @@ fn check_overrides(
     if list.is_empty() {
         return Ok(Vec::new());
     }
-    let manifest = Manifest::load(root)?;
-    overrides::check(&manifest, &list, search_js.map(|i| &list[i]))
+    // A broken record only costs its warnings: the site still builds.
+    let (manifest, mut warnings) = match Manifest::load(root) {
+        Ok(m) => (m, Vec::new()),
+        Err(e) => (Manifest::default(), vec![format!("{e:#}")]),
+    };
+    warnings.extend(overrides::check(
+        &manifest,
+        &list,
+        search_js.map(|i| &list[i]),
+    )?);
+    Ok(warnings)
 }
 
 /// Escapes text for HTML and XML output, dropping the characters XML 1.0 does not allow (NUL

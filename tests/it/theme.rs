@@ -152,6 +152,21 @@ fn build_warns_once_about_an_override_ejected_from_an_older_builtin() {
         "{out:?}"
     );
 
+    // A broken record is named and the site still builds.
+    let good = site.read(".matome-ejected.toml");
+    site.write(".matome-ejected.toml", "[templates/digest.html\n");
+    let out = site.matome(&["build"]);
+    out.assert_success();
+    assert!(
+        out.stderr
+            .contains("warning: .matome-ejected.toml is not a valid record of ejected files")
+            || out
+                .stderr
+                .contains("/.matome-ejected.toml is not a valid record of ejected files"),
+        "{out:?}"
+    );
+    site.write(".matome-ejected.toml", good);
+
     // Re-ejected (delete, eject): the record is today's and the warning is gone.
     std::fs::remove_file(site.path("templates/digest.html")).unwrap();
     site.matome(&["theme", "eject", "digest.html"])
