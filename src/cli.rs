@@ -33,10 +33,13 @@ pub enum Command {
     /// Render content/ into the static site (public/ by default), re-rendering only the pages
     /// that changed since the last build.
     Build(BuildArgs),
-    /// Create a new site: matome.toml with example feeds, content/, the default theme and a
-    /// GitHub Actions workflow that fetches hourly, commits content/, builds and deploys to
-    /// GitHub Pages.
+    /// Create a new site: matome.toml with example feeds, content/ and a GitHub Actions
+    /// workflow that fetches hourly, commits content/, builds and deploys to GitHub Pages. The
+    /// default theme stays built into matome (see `matome theme eject`).
     Init(InitArgs),
+    /// Copy files of the built-in theme into the site to edit them (`matome theme eject`).
+    #[command(subcommand)]
+    Theme(ThemeCommand),
     /// Validate the config, every content file and every internal link of the built site.
     Check(CheckArgs),
     /// Search the archive: words are AND-ed, "quoted phrases" match words together, -word
@@ -55,6 +58,26 @@ pub enum Command {
     /// failing for a day per fetch-state.json, a workflow step reported failed with --step; and
     /// one more when it recovers. State in publish-state.json (commit it).
     Alert(AlertArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ThemeCommand {
+    /// Copy built-in templates or static files into the site's templates/ and static/ to edit
+    /// them (never overwriting), recorded in .matome-ejected.toml (commit it) so `build` warns
+    /// when an upgrade changes the built-in file. With no FILE, list the files.
+    Eject(EjectArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EjectArgs {
+    /// Files to copy: `digest.html` or `templates/digest.html`, `style.css` or
+    /// `static/style.css`.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Copy nothing: show how the site's copy of each FILE (of every file it overrides, with no
+    /// FILE) differs from this matome's built-in one, as a unified diff.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Args)]
@@ -214,6 +237,46 @@ fn parse_rfc3339(s: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, Strin
         .map_err(|e| format!("`{s}` is not an RFC 3339 time like 2021-07-20T08:28:58+09:00 ({e})"))
 }
 
+fn theme_eject(root: &std::path::Path, args: EjectArgs) -> Result<ExitCode> {
+    let theme = || crate::config::Config::load(root).map(|c| c.theme);
+    if args.diff {
+        print!(
+            "{}",
+            crate::theme_eject::diff(root, &theme()?, &args.files)?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.files.is_empty() {
+        println!(
+            "files of the built-in theme (`matome theme eject FILE…` copies them into the site):"
+        );
+        for line in crate::theme_eject::list(root, &theme()?) {
+            println!("  {line}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Ejecting needs a site (its matome.toml), so files never land in a stray folder.
+    theme()?;
+    let r = crate::theme_eject::eject(root, &args.files)?;
+    for p in &r.written {
+        println!("ejected {}", p.strip_prefix(root).unwrap_or(p).display());
+    }
+    for msg in &r.refused {
+        eprintln!("error: {msg}");
+    }
+    if !r.written.is_empty() {
+        println!(
+            "recorded in {} (commit it with them)",
+            crate::render::overrides::MANIFEST
+        );
+    }
+    Ok(if r.refused.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 /// Runs a parsed command line; the exit code tells the truth about partial failure.
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
@@ -255,6 +318,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Theme(ThemeCommand::Eject(args)) => theme_eject(&cli.root, args),
         Command::Check(args) => {
             let r = crate::check::check(&cli.root, args.output)?;
             for p in &r.problems {

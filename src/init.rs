@@ -1,15 +1,15 @@
 //! `matome init [DIR]`: a new site that builds at once and deploys itself.
 //!
-//! Writes matome.toml (with example feeds), content/, .gitignore, the default theme (so it can
-//! be edited), and `.github/workflows/matome.yml`: every hour, GitHub Actions fetches, commits
-//! the new snapshot and the fetch state, builds with the Pages URL and deploys to GitHub Pages.
-//! Never overwrites a file that exists.
+//! Writes matome.toml (with example feeds), content/, .gitignore and
+//! `.github/workflows/matome.yml`: every hour, GitHub Actions fetches, commits the new snapshot
+//! and the fetch state, builds with the Pages URL and deploys to GitHub Pages. No copy of the
+//! theme: the default theme stays built into matome, so an upgrade reaches the site; a file to
+//! edit is copied out with `matome theme eject` (`crate::theme_eject`). Never overwrites a file
+//! that exists.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-
-use crate::render::theme::{DEFAULT_STATIC, DEFAULT_TEMPLATES};
 
 /// The workflow file `init` writes.
 pub const WORKFLOW: &str = include_str!("init/matome.yml");
@@ -35,7 +35,7 @@ title = {title}
 base_url = "https://USER.github.io/REPO/"
 language = "ja"              # "ja" or "en": theme strings and date formats
 timezone = "Asia/Tokyo"      # digests are named and shown in this zone
-# theme = "default"
+# theme = "default"          # optional: a theme folder under themes/; default: the built-in one
 
 # Add feeds here, or import them: `matome feeds import feeds.csv` (sitename,FeedURL,Category)
 # or an OPML file.
@@ -80,7 +80,7 @@ pub fn init(dir: &Path) -> Result<InitReport> {
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "ニュースまとめ".into());
-    let mut files: Vec<(PathBuf, Vec<u8>)> = vec![
+    let files: Vec<(PathBuf, Vec<u8>)> = vec![
         (config_path, config(&title).into_bytes()),
         (dir.join(".gitignore"), GITIGNORE.as_bytes().to_vec()),
         (dir.join("content").join(".gitkeep"), Vec::new()),
@@ -89,13 +89,6 @@ pub fn init(dir: &Path) -> Result<InitReport> {
             WORKFLOW.as_bytes().to_vec(),
         ),
     ];
-    let theme = dir.join("themes").join("default");
-    for (name, text) in DEFAULT_TEMPLATES {
-        files.push((theme.join("templates").join(name), text.as_bytes().to_vec()));
-    }
-    for (name, bytes) in DEFAULT_STATIC {
-        files.push((theme.join("static").join(name), bytes.to_vec()));
-    }
     let mut written = Vec::new();
     for (path, bytes) in files {
         if path.exists() {
@@ -119,11 +112,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("テックまとめ");
         let r = init(&root).unwrap();
-        assert!(r.written.len() > 10);
+        assert_eq!(r.written.len(), 4, "{:?}", r.written);
         let config = crate::config::Config::load(&root).unwrap();
         assert_eq!(config.title, "テックまとめ");
         assert_eq!(config.feeds.len(), 3);
-        assert!(root.join("themes/default/templates/digest.html").exists());
+        // The theme stays built in: nothing of it is copied.
+        assert!(!root.join("themes").exists());
+        assert!(!root.join("templates").exists());
+        assert!(!root.join("static").exists());
         assert!(
             std::fs::read_to_string(root.join(".gitignore"))
                 .unwrap()

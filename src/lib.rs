@@ -22,6 +22,7 @@ pub mod render;
 pub mod search;
 pub mod serve;
 pub mod text;
+pub mod theme_eject;
 pub mod trends;
 
 #[cfg(test)]

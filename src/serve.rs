@@ -1,7 +1,9 @@
 //! `matome serve`: the local preview. Builds the site, serves the output folder on loopback
 //! under the path of base_url (so links behave as on GitHub Pages), watches the inputs and
 //! rebuilds incrementally, tells open pages to reload (server-sent events), shows build errors
-//! as an overlay, and answers search queries from the tantivy index.
+//! as an overlay, and answers search queries from the tantivy index. A change of base_url's path
+//! while serving re-roots the server after the rebuild: everything moves under the new path and
+//! the old one redirects there (so an open page reloads onto the same page).
 //!
 //! The reload script is injected into HTML responses only; nothing of it is ever written to the
 //! output folder, which stays exactly what `matome build` deploys. Modelled on mdBook's
@@ -17,11 +19,10 @@ use anyhow::{Context, Result, anyhow};
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
-use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use serde::Deserialize;
 use tokio::sync::broadcast;
 
@@ -46,13 +47,24 @@ enum Signal {
     Shutdown,
 }
 
-struct Shared {
-    root: PathBuf,
-    output: PathBuf,
+/// Where the site is served: follows `base_url`'s path from build to build.
+#[derive(Debug, Clone)]
+struct Paths {
     /// `/` or `/REPO/`.
     base_path: String,
     /// `http://127.0.0.1:PORT/REPO/`: what search hits link to.
     local_url: String,
+    /// The base path served before `base_url` last changed: redirected to `base_path`, so open
+    /// pages that reload land on the same page under the new path.
+    moved_from: Option<String>,
+}
+
+struct Shared {
+    root: PathBuf,
+    output: PathBuf,
+    /// The address the server listens on.
+    local: SocketAddr,
+    paths: RwLock<Paths>,
     /// The Host headers this server answers (DNS rebinding defence): see [`allowed_hosts`].
     hosts: Hosts,
     /// The site's zone, for the search API's dates.
@@ -78,9 +90,7 @@ pub fn serve(root: &Path, opts: ServeOptions) -> Result<()> {
 
 async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
     let config = Config::load(&root)?;
-    let base_path = url::Url::parse(&config.base_url)
-        .map(|u| u.path().to_string())
-        .unwrap_or_else(|_| "/".into());
+    let base_path = base_path_of(&config.base_url);
     let addr = SocketAddr::new(opts.bind, opts.port);
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         if e.kind() == std::io::ErrorKind::AddrInUse {
@@ -97,9 +107,13 @@ async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
     let (signals, _) = broadcast::channel(16);
     let shared = Arc::new(Shared {
         output: root.join(render::OUTPUT_DIR),
-        local_url: format!("http://{local}{base_path}"),
+        local,
+        paths: RwLock::new(Paths {
+            local_url: format!("http://{local}{base_path}"),
+            base_path,
+            moved_from: None,
+        }),
         hosts: allowed_hosts(local),
-        base_path: base_path.clone(),
         timezone: config.timezone,
         root: root.clone(),
         error: RwLock::new(None),
@@ -112,11 +126,9 @@ async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
     }
     watch(shared.clone())?;
 
+    // One handler that reads the base path per request: `base_url` may change while serving.
     let app = Router::new()
-        .route(&format!("{base_path}__matome/events"), get(events))
-        .route(&format!("{base_path}__matome/live.js"), get(live_js))
-        .route(&format!("{base_path}api/search"), get(api_search))
-        .fallback(files)
+        .fallback(dispatch)
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
             check_host,
@@ -128,7 +140,8 @@ async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
         .context("listening for Ctrl-C")?;
     println!(
         "serving {} at {} (Ctrl-C to stop)",
-        config.title, shared.local_url
+        config.title,
+        shared.paths().local_url
     );
     let stopping = shared.clone();
     axum::serve(listener, app)
@@ -156,9 +169,13 @@ fn rebuild(shared: &Shared) {
                 r.removed,
                 r.elapsed.as_secs_f64()
             );
+            let config = Config::load(&shared.root);
+            if let Ok(c) = &config {
+                reroot(shared, &base_path_of(&c.base_url));
+            }
             *shared.error.write().unwrap() = None;
-            let searcher = Config::load(&shared.root)
-                .and_then(|c| SiteSearcher::open(&shared.root, &c, &shared.local_url));
+            let local_url = shared.paths().local_url;
+            let searcher = config.and_then(|c| SiteSearcher::open(&shared.root, &c, &local_url));
             *shared.searcher.write().unwrap() = searcher.ok();
             let _ = shared.signals.send(Signal::Reload);
         }
@@ -169,6 +186,35 @@ fn rebuild(shared: &Shared) {
             let _ = shared.signals.send(Signal::Error(msg));
         }
     }
+}
+
+impl Shared {
+    fn paths(&self) -> Paths {
+        self.paths.read().unwrap().clone()
+    }
+}
+
+/// Serves the site under `base_path` from now on (the build just made its links use it), the
+/// old path redirecting there; says so on the terminal. Nothing when it is the same.
+fn reroot(shared: &Shared, base_path: &str) {
+    let mut paths = shared.paths.write().unwrap();
+    if paths.base_path == base_path {
+        return;
+    }
+    let old = std::mem::replace(&mut paths.base_path, base_path.to_string());
+    paths.local_url = format!("http://{}{base_path}", shared.local);
+    println!(
+        "base_url's path changed from {old} to {base_path}: now serving at {} ({old} redirects there)",
+        paths.local_url
+    );
+    paths.moved_from = Some(old);
+}
+
+/// `/` or `/REPO/`: the path of a base URL.
+fn base_path_of(base_url: &str) -> String {
+    url::Url::parse(base_url)
+        .map(|u| u.path().to_string())
+        .unwrap_or_else(|_| "/".into())
 }
 
 /// The inputs a change to which rebuilds the site (never the output folder or the caches).
@@ -400,7 +446,7 @@ fn content_type(p: &Path) -> &'static str {
 /// absolute or empty-root part, inside the output folder even through symlinks. The canonical
 /// path of an existing file or folder, else `None`.
 fn locate(shared: &Shared, path: &str) -> Option<PathBuf> {
-    let rest = path.strip_prefix(&shared.base_path)?;
+    let rest = path.strip_prefix(shared.paths().base_path.as_str())?;
     let rel = percent_encoding::percent_decode_str(rest)
         .decode_utf8()
         .ok()?;
@@ -428,28 +474,59 @@ fn resolve(shared: &Shared, path: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-async fn files(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
+/// Every request: the live-reload endpoints and the search API under the current base path,
+/// else a file.
+async fn dispatch(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let paths = shared.paths();
+    let uri = request.uri().clone();
+    if let Some(rest) = uri.path().strip_prefix(paths.base_path.as_str()) {
+        let get = matches!(request.method(), &Method::GET | &Method::HEAD);
+        match rest {
+            "__matome/events" | "__matome/live.js" | "api/search" if !get => {
+                return StatusCode::METHOD_NOT_ALLOWED.into_response();
+            }
+            "__matome/events" => return events(State(shared)).await.into_response(),
+            "__matome/live.js" => return live_js().await.into_response(),
+            "api/search" => return api_search(State(shared), Query::try_from_uri(&uri)).await,
+            _ => {}
+        }
+    }
+    files(&shared, &paths, &uri).await
+}
+
+async fn files(shared: &Shared, paths: &Paths, uri: &Uri) -> Response {
     let path = uri.path();
-    if path == "/" && shared.base_path != "/" {
-        return redirect(&shared.base_path);
+    if path == "/" && paths.base_path != "/" {
+        return redirect(&paths.base_path);
+    }
+    // The path served before base_url changed: the same page under the new one.
+    if let Some(rest) = paths
+        .moved_from
+        .as_deref()
+        .filter(|old| *old != "/")
+        .and_then(|old| path.strip_prefix(old))
+        && !path.starts_with(paths.base_path.as_str())
+    {
+        let q = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+        return redirect(&format!("{}{rest}{q}", paths.base_path));
     }
     // A folder without its slash: as GitHub Pages does, redirect — only for a folder inside
     // the output folder (anything else is the same 404, so nothing outside is revealed), and
     // never to a `//host` (protocol-relative) Location.
     if !path.ends_with('/')
-        && path.len() > shared.base_path.len()
+        && path.len() > paths.base_path.len()
         && !path.starts_with("//")
-        && locate(&shared, path).is_some_and(|p| p.is_dir())
+        && locate(shared, path).is_some_and(|p| p.is_dir())
     {
         let q = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
         return redirect(&format!("{path}/{q}"));
     }
-    match resolve(&shared, path) {
+    match resolve(shared, path) {
         Some(file) => match tokio::fs::read(&file).await {
-            Ok(bytes) => respond(&shared, StatusCode::OK, &file, bytes),
-            Err(_) => not_found(&shared).await,
+            Ok(bytes) => respond(shared, StatusCode::OK, &file, bytes),
+            Err(_) => not_found(shared).await,
         },
-        None => not_found(&shared).await,
+        None => not_found(shared).await,
     }
 }
 
@@ -527,7 +604,7 @@ async fn check_host(State(shared): State<Arc<Shared>>, request: Request, next: N
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
             format!(
                 "this server answers only for its own address: open {}\n",
-                shared.local_url
+                shared.paths().local_url
             ),
         )
             .into_response(),
@@ -554,17 +631,13 @@ async fn not_found(shared: &Shared) -> Response {
 fn respond(shared: &Shared, status: StatusCode, file: &Path, mut bytes: Vec<u8>) -> Response {
     let ct = content_type(file);
     if ct.starts_with("text/html") {
-        let tag = format!(
-            "<script src=\"{}__matome/live.js\" data-base=\"{}\" defer></script>",
-            shared.base_path, shared.base_path
-        );
+        let base = shared.paths().base_path;
+        let tag =
+            format!("<script src=\"{base}__matome/live.js\" data-base=\"{base}\" defer></script>");
         let at = find_last(&bytes, b"</body>").unwrap_or(bytes.len());
         bytes.splice(at..at, tag.into_bytes());
         // The search page asks the live index instead of the static one.
-        let meta = format!(
-            "<meta name=\"matome-api\" content=\"{}api/search\">",
-            shared.base_path
-        );
+        let meta = format!("<meta name=\"matome-api\" content=\"{base}api/search\">");
         if let Some(at) = find_last(&bytes, b"</head>") {
             bytes.splice(at..at, meta.into_bytes());
         }
@@ -592,8 +665,12 @@ mod tests {
         Shared {
             root: out.to_path_buf(),
             output: out.to_path_buf(),
-            base_path: "/repo/".into(),
-            local_url: "http://127.0.0.1:1/repo/".into(),
+            local: "127.0.0.1:1".parse().unwrap(),
+            paths: RwLock::new(Paths {
+                base_path: "/repo/".into(),
+                local_url: "http://127.0.0.1:1/repo/".into(),
+                moved_from: None,
+            }),
             hosts: allowed_hosts("127.0.0.1:8000".parse().unwrap()),
             timezone: chrono_tz::UTC,
             error: RwLock::new(None),

@@ -12,6 +12,7 @@
 //! [`crate::content::archive`] and never writes there.
 
 pub mod chart;
+pub mod overrides;
 pub mod pages;
 mod rising;
 pub mod safety;
@@ -363,6 +364,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         timezone: config.timezone,
     };
     let theme = Theme::load(root, &config.theme, filters)?;
+    theme
+        .warnings
+        .iter()
+        .for_each(|w| eprintln!("warning: {w}"));
     // The feed-health page changes with the fetch state (read once; a missing file is empty, an
     // unreadable one is empty with the reason shown on the page).
     let state = FetchState::load_for_health(root);

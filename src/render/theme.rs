@@ -4,7 +4,9 @@
 //! `themes/<theme>/templates/` (and `static/`), then the default theme embedded in the binary —
 //! so a site with no theme folder still builds, and a site overrides one template by dropping a
 //! file of the same name in `templates/`. The theme's fingerprint (every template's name and
-//! source) decides whether the last build's pages can be kept.
+//! source) decides whether the last build's pages can be kept. The site's files that override
+//! built-in ones are checked by `overrides` (stale ejected copies, a `search.js` of another
+//! format).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -14,6 +16,7 @@ use chrono::DateTime;
 use tera::{Tera, Value};
 
 use crate::fsutil;
+use crate::render::overrides::{self, Manifest, Override};
 
 macro_rules! embedded {
     ($($name:literal),* $(,)?) => {
@@ -68,6 +71,9 @@ pub struct Theme {
     pub statics: BTreeMap<String, Vec<u8>>,
     /// Template name → where it came from, for errors.
     origins: HashMap<String, String>,
+    /// Overriding files left behind by an upgrade (see `overrides::check`): `build` prints
+    /// each once.
+    pub warnings: Vec<String>,
 }
 
 /// How filters turn paths and times into what pages show.
@@ -98,18 +104,30 @@ impl Theme {
                 theme_dir.display()
             );
         }
+        // File name → its path relative to the site root, for the files that win.
+        let mut template_rel: BTreeMap<String, String> = BTreeMap::new();
+        let mut static_rel: BTreeMap<String, String> = BTreeMap::new();
+        let site_rel = |path: &Path| {
+            path.strip_prefix(root)
+                .unwrap_or(path)
+                .to_string_lossy()
+                .replace('\\', "/")
+        };
         for dir in [theme_dir.clone(), root.to_path_buf()] {
             read_tree(&dir.join("templates"), |rel, bytes, path| {
                 let text = String::from_utf8(bytes)
                     .map_err(|_| anyhow!("{} is not UTF-8", path.display()))?;
+                template_rel.insert(rel.clone(), site_rel(path));
                 sources.insert(rel, (text, path.display().to_string()));
                 Ok(())
             })?;
-            read_tree(&dir.join("static"), |rel, bytes, _| {
+            read_tree(&dir.join("static"), |rel, bytes, path| {
+                static_rel.insert(rel.clone(), site_rel(path));
                 statics.insert(rel, bytes);
                 Ok(())
             })?;
         }
+        let warnings = check_overrides(root, &sources, &template_rel, &statics, &static_rel)?;
         let mut fp = String::new();
         for (name, (text, _)) in &sources {
             fp.push_str(name);
@@ -139,6 +157,7 @@ impl Theme {
             fingerprint,
             statics,
             origins: sources.into_iter().map(|(n, (_, o))| (n, o)).collect(),
+            warnings,
         })
     }
 
@@ -153,6 +172,57 @@ impl Theme {
                 format!("rendering template {origin}")
             })
     }
+}
+
+/// The site's files that take a built-in one's place, checked against the record of ejected
+/// files: warnings for stale ones, an error for a `search.js` of another format.
+fn check_overrides(
+    root: &Path,
+    sources: &BTreeMap<String, (String, String)>,
+    template_rel: &BTreeMap<String, String>,
+    statics: &BTreeMap<String, Vec<u8>>,
+    static_rel: &BTreeMap<String, String>,
+) -> Result<Vec<String>> {
+    let mut list = Vec::new();
+    for (name, builtin) in DEFAULT_TEMPLATES {
+        if let (Some(rel), Some((text, _))) = (template_rel.get(*name), sources.get(*name)) {
+            list.push(Override {
+                name,
+                rel: rel.clone(),
+                bytes: text.as_bytes(),
+                builtin: builtin.as_bytes(),
+            });
+        }
+    }
+    let mut search_js = None;
+    for (name, builtin) in DEFAULT_STATIC {
+        if let (Some(rel), Some(bytes)) = (static_rel.get(*name), statics.get(*name)) {
+            let o = Override {
+                name,
+                rel: rel.clone(),
+                bytes,
+                builtin,
+            };
+            if *name == "search.js" {
+                search_js = Some(list.len());
+            }
+            list.push(o);
+        }
+    }
+    if list.is_empty() {
+        return Ok(Vec::new());
+    }
+    // A broken record only costs its warnings: the site still builds.
+    let (manifest, mut warnings) = match Manifest::load(root) {
+        Ok(m) => (m, Vec::new()),
+        Err(e) => (Manifest::default(), vec![format!("{e:#}")]),
+    };
+    warnings.extend(overrides::check(
+        &manifest,
+        &list,
+        search_js.map(|i| &list[i]),
+    )?);
+    Ok(warnings)
 }
 
 /// Escapes text for HTML and XML output, dropping the characters XML 1.0 does not allow (NUL

@@ -19,4 +19,5 @@ pub mod serve;
 mod slugs;
 mod support;
 mod support_selftest;
+mod theme;
 mod trends;

@@ -442,3 +442,62 @@ fn serve_folder_redirects_stay_inside_the_output() {
     assert_eq!(status_of(&r), 301, "{r}");
     assert_eq!(header(&r, "location"), Some("/archives/"));
 }
+
+#[test]
+fn serve_follows_a_base_url_change_and_redirects_the_old_path() {
+    let mut site = demo_site();
+    let server = Server::start(&site);
+    let mut stream = events(&server);
+    std::thread::sleep(Duration::from_millis(300));
+
+    // base_url gets another path while serving: rebuilt, open pages told to reload, and the site
+    // is served under the new path.
+    site.config.base_url = "https://user.github.io/news/".into();
+    site.write_config(&[]);
+    wait_event(&mut stream, "reload", Duration::from_secs(20));
+    let (status, page) = server.get("/news/2021/07/20/0800/");
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("href=\"/news/2021/07/20/\""),
+        "links under /news/: {page}"
+    );
+    assert!(page.contains("src=\"/news/__matome/live.js\""), "{page}");
+    // The open page reloads at its old URL and lands on the same page under the new path.
+    let r = raw(server.addr, "/repo/2021/07/20/0800/?x=1");
+    assert!(r.starts_with("HTTP/1.1 301"), "{r}");
+    assert_eq!(header(&r, "location"), Some("/news/2021/07/20/0800/?x=1"));
+    let r = raw(server.addr, "/");
+    assert_eq!(header(&r, "location"), Some("/news/"), "{r}");
+    // The live-reload endpoints and the search API follow.
+    let (status, _) = server.get("/news/__matome/live.js");
+    assert_eq!(status, 200);
+    let (status, body) = server.get("/news/api/search?q=%E6%97%A5%E6%9C%AC%E9%8A%80%E8%A1%8C");
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("http://127.0.0.1:") && body.contains("/news/2021/"),
+        "hits link under /news/: {body}"
+    );
+    let mut fresh = BufReader::new({
+        let mut s = TcpStream::connect(server.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        write!(
+            s,
+            "GET /news/__matome/events HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\r\n",
+            server.addr
+        )
+        .unwrap();
+        s
+    });
+    std::thread::sleep(Duration::from_millis(300));
+
+    // And back: /repo/ again, /news/ redirecting there.
+    site.config.base_url = "https://user.github.io/repo/".into();
+    site.write_config(&[]);
+    wait_event(&mut fresh, "reload", Duration::from_secs(20));
+    let (status, page) = server.get("/repo/");
+    assert_eq!(status, 200);
+    assert!(page.contains("href=\"/repo/2021/"), "{page}");
+    let r = raw(server.addr, "/news/archives/");
+    assert_eq!(header(&r, "location"), Some("/repo/archives/"), "{r}");
+}

@@ -9,6 +9,10 @@
 (() => {
   'use strict';
 
+  // The static index format this page reads (FORMAT in static_index.rs); `matome build` refuses
+  // a site's own search.js whose SEARCH_FORMAT is not the one it writes.
+  const SEARCH_FORMAT = 1;
+
   // ---------------------------------------------------------------------------------------------
   // Text: the same normalisation and terms as static_index.rs.
 
@@ -399,7 +403,7 @@
     }
     manifest() {
       return this.get(`${this.base}manifest.json`, 'manifest').then((m) => {
-        if (m.format !== 1) throw new Error(`search index format ${m.format} is not supported`);
+        if (m.format !== SEARCH_FORMAT) throw new Error(`search index format ${m.format} is not supported`);
         return m;
       });
     }
