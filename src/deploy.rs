@@ -427,7 +427,9 @@ fn explain(e: object_store::Error, settings: &DeploySettings) -> anyhow::Error {
     let why = if matches!(
         e,
         object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
-    ) || text.contains("InvalidAccessKeyId")
+    ) || text.contains("403 Forbidden")
+        || text.contains("401 Unauthorized")
+        || text.contains("InvalidAccessKeyId")
         || text.contains("SignatureDoesNotMatch")
         || text.contains("AccessDenied")
     {
@@ -634,7 +636,11 @@ async fn run(
     for f in &local {
         let e_tag = match by_rel.get(f.rel.as_str()) {
             Some(_) => e_tags.get(&f.rel).cloned().flatten(),
-            None => remote.get(&f.rel).and_then(|r| r.e_tag.clone()),
+            // Unchanged: the listed ETag, else (a store that lists none) the one recorded.
+            None => remote
+                .get(&f.rel)
+                .and_then(|r| r.e_tag.clone())
+                .or_else(|| manifest.files.get(&f.rel).and_then(|m| m.e_tag.clone())),
         };
         next.files.insert(
             f.rel.clone(),
@@ -665,25 +671,27 @@ async fn run(
             .with_context(|| format!("uploading {}", object_url(&settings, MANIFEST)))?;
     }
 
-    // Deletions last: nothing the new pages link to is among them.
-    let results: Vec<Result<()>> =
-        futures_util::stream::iter(report.plan.deletes.iter().map(|rel| {
-            let store = Arc::clone(&store);
-            let settings = &settings;
-            async move {
-                let k = key(settings, rel)?;
-                store
-                    .delete(&k)
-                    .await
-                    .with_context(|| format!("deleting {}", object_url(settings, rel)))
-            }
-        }))
-        .buffer_unordered(settings.concurrency)
+    // Deletions last: nothing the new pages link to is among them. In batches (S3's
+    // DeleteObjects takes up to 1000 keys a request).
+    let keys: Vec<object_store::Result<ObjectPath>> = report
+        .plan
+        .deletes
+        .iter()
+        .map(|rel| {
+            key(&settings, rel).map_err(|e| object_store::Error::Generic {
+                store: "S3",
+                source: e.into(),
+            })
+        })
+        .collect();
+    let results: Vec<object_store::Result<ObjectPath>> = store
+        .delete_stream(futures_util::stream::iter(keys).boxed())
         .collect()
         .await;
     let failed: Vec<String> = results
         .into_iter()
-        .filter_map(|r| r.err().map(|e| format!("{e:#}")))
+        .filter_map(|r| r.err())
+        .map(|e| format!("deleting under {}: {e}", settings.url))
         .collect();
     if !failed.is_empty() {
         bail!(

@@ -4,6 +4,7 @@
 mod archive;
 mod browser_site;
 mod build;
+mod deploy;
 mod fetch;
 mod import;
 mod init_check;
