@@ -615,6 +615,7 @@ fn every_internal_link_of_the_deployed_site_resolves_through_the_bucket() {
     let bucket = objects(&server);
     let base = url::Url::parse(BASE_URL).unwrap();
     let mut checked = BTreeSet::new();
+    let mut uri_paths = BTreeSet::new();
     let mut missing = Vec::new();
     for (rel, bytes) in bucket.iter().filter(|(k, _)| k.ends_with(".html")) {
         let page = base.join(rel).unwrap();
@@ -626,6 +627,7 @@ fn every_internal_link_of_the_deployed_site_resolves_through_the_bucket() {
                 continue;
             }
             let path = &target.path()[base.path().len()..];
+            uri_paths.insert(format!("/{path}"));
             let path = percent_encoding::percent_decode_str(path)
                 .decode_utf8()
                 .unwrap()
@@ -645,6 +647,60 @@ fn every_internal_link_of_the_deployed_site_resolves_through_the_bucket() {
     }
     assert!(missing.is_empty(), "links to no object: {missing:#?}");
     assert!(checked.len() > 50, "only {} link targets", checked.len());
+
+    // The README's CloudFront Function maps the same URLs to the same objects (run by node, as
+    // CloudFront's JavaScript runtime would; the viewer's URI arrives percent-encoded).
+    let uris: Vec<String> = std::iter::once("/".to_string())
+        .chain(uri_paths.iter().cloned())
+        .chain(["/2021/07/20/0800".to_string(), "/style.css".to_string()])
+        .collect();
+    let rewritten = cloudfront_function(&uris);
+    assert_eq!(rewritten.len(), uris.len());
+    for (uri, out) in uris.iter().zip(&rewritten) {
+        if uri == "/2021/07/20/0800" {
+            assert_eq!(out, "301 /2021/07/20/0800/", "a folder without its slash is redirected");
+            continue;
+        }
+        let key = percent_encoding::percent_decode_str(out.trim_start_matches('/'))
+            .decode_utf8()
+            .unwrap()
+            .into_owned();
+        assert!(bucket.contains_key(&key), "{uri} → {out}: no such object");
+    }
+}
+
+/// Runs docs/deploy/cloudfront-index.js on each viewer URI: the rewritten URI, or
+/// `301 LOCATION` for a redirect.
+fn cloudfront_function(uris: &[String]) -> Vec<String> {
+    let function = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/deploy/cloudfront-index.js");
+    let script = r#"
+const src = require('fs').readFileSync(process.argv[1], 'utf8');
+const handler = new Function(src + '; return handler;')();
+const out = require('fs').readFileSync(0, 'utf8').split('\n').filter(Boolean).map((uri) => {
+  const r = handler({ request: { method: 'GET', uri, headers: {}, querystring: {} } });
+  return r.statusCode ? r.statusCode + ' ' + r.headers.location.value : r.uri;
+});
+process.stdout.write(out.join('\n') + '\n');
+"#;
+    let mut child = Command::new("node")
+        .args(["-e", script])
+        .arg(&function)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run node (scripts/setup installs nodejs)");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(uris.join("\n").as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]
