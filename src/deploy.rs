@@ -470,6 +470,10 @@ pub fn deploy(root: &Path, opts: &DeployOptions) -> Result<DeployReport> {
             output.display()
         );
     }
+    // A build rewrites the folder: deploy one that is complete, and keep builds out meanwhile.
+    let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
+        eprintln!("waiting for another matome run to finish ({})", p.display())
+    })?;
     let started = Instant::now();
     let local = scan(&output)?;
     let store = Arc::new(store(&settings)?);
