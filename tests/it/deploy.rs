@@ -52,11 +52,11 @@ impl S3Server {
         S3Server::start_in(data, 0)
     }
 
+    /// Starts s3s-fs over `data` (a restart keeps the objects); port 0: any free port. Each start
+    /// logs to a new file, so counts are per start.
     fn start_in(data: tempfile::TempDir, port: u16) -> S3Server {
-        let log = data.path().join(format!(
-            "server-{}.log",
-            Instant::now().elapsed().as_nanos()
-        ));
+        let starts = std::fs::read_dir(data.path()).unwrap().count();
+        let log = data.path().join(format!("server-{starts}.log"));
         let out = std::fs::File::create(&log).unwrap();
         let child = Command::new(s3s_fs())
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
@@ -69,23 +69,24 @@ impl S3Server {
             .stderr(out)
             .spawn()
             .expect("start s3s-fs");
+        // Owned at once, so a panic below still kills it.
+        let mut server = S3Server {
+            child,
+            data,
+            log,
+            port,
+        };
         let started = Instant::now();
+        const READY: &str = "server is running at http://127.0.0.1:";
         loop {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            if let Some(at) = text.find("server is running at http://127.0.0.1:") {
-                let rest = &text[at + "server is running at http://127.0.0.1:".len()..];
-                let port: u16 = rest
+            let text = server.log();
+            if let Some(at) = text.find(READY) {
+                let digits: String = text[at + READY.len()..]
                     .chars()
                     .take_while(char::is_ascii_digit)
-                    .collect::<String>()
-                    .parse()
-                    .unwrap();
-                return S3Server {
-                    child,
-                    data,
-                    log,
-                    port,
-                };
+                    .collect();
+                server.port = digits.parse().unwrap();
+                return server;
             }
             assert!(
                 started.elapsed() < Duration::from_secs(20),
@@ -658,7 +659,10 @@ fn every_internal_link_of_the_deployed_site_resolves_through_the_bucket() {
     assert_eq!(rewritten.len(), uris.len());
     for (uri, out) in uris.iter().zip(&rewritten) {
         if uri == "/2021/07/20/0800" {
-            assert_eq!(out, "301 /2021/07/20/0800/", "a folder without its slash is redirected");
+            assert_eq!(
+                out, "301 /2021/07/20/0800/",
+                "a folder without its slash is redirected"
+            );
             continue;
         }
         let key = percent_encoding::percent_decode_str(out.trim_start_matches('/'))
