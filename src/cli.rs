@@ -315,6 +315,7 @@ fn deploy(root: &std::path::Path, args: DeployArgs) -> Result<ExitCode> {
         &crate::deploy::DeployOptions {
             output: args.output,
             dry_run: args.dry_run,
+            progress: std::env::var_os("CI").is_none(),
         },
     )?;
     if r.dry_run {

@@ -65,6 +65,8 @@ pub struct DeployOptions {
     pub output: Option<PathBuf>,
     /// List what would change; change nothing.
     pub dry_run: bool,
+    /// A progress bar of the uploads on a terminal (indicatif hides it elsewhere).
+    pub progress: bool,
 }
 
 /// One file of the output folder.
@@ -482,7 +484,7 @@ pub fn deploy(root: &Path, opts: &DeployOptions) -> Result<DeployReport> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    rt.block_on(run(store, settings, &output, local, opts.dry_run, started))
+    rt.block_on(run(store, settings, &output, local, opts, started))
 }
 
 async fn run(
@@ -490,9 +492,10 @@ async fn run(
     settings: DeploySettings,
     output: &Path,
     local: Vec<LocalFile>,
-    dry_run: bool,
+    opts: &DeployOptions,
     started: Instant,
 ) -> Result<DeployReport> {
+    let dry_run = opts.dry_run;
     let prefix = if settings.prefix.is_empty() {
         None
     } else {
@@ -590,12 +593,25 @@ async fn run(
         return Ok(report);
     }
 
+    let bar = if opts.progress {
+        let bar = indicatif::ProgressBar::new(report.plan.uploads().count() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} uploading [{bar:30}] {pos}/{len} objects {msg}",
+            )
+            .expect("valid template"),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
     let mut e_tags: BTreeMap<String, Option<String>> = BTreeMap::new();
     for (step, uploads) in &report.plan.steps {
         let results: Vec<(String, Result<Option<String>>)> =
             futures_util::stream::iter(uploads.iter().map(|u| {
                 let store = Arc::clone(&store);
                 let settings = &settings;
+                let bar = &bar;
                 async move {
                     let r = upload(&store, settings, output, u).await.with_context(|| {
                         format!(
@@ -604,6 +620,7 @@ async fn run(
                             object_url(settings, &u.rel)
                         )
                     });
+                    bar.inc(1);
                     (u.rel.clone(), r)
                 }
             }))
@@ -630,6 +647,7 @@ async fn run(
         }
     }
 
+    bar.finish_and_clear();
     // The manifest: every object the site now has, as the bucket holds it.
     let by_rel: BTreeMap<&str, &Upload> =
         report.plan.uploads().map(|u| (u.rel.as_str(), u)).collect();
