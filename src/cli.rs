@@ -58,6 +58,10 @@ pub enum Command {
     /// failing for a day per fetch-state.json, a workflow step reported failed with --step; and
     /// one more when it recovers. State in publish-state.json (commit it).
     Alert(AlertArgs),
+    /// Upload what changed in the built site to the S3-compatible bucket of matome.toml's
+    /// [deploy] (S3, R2, GCS, MinIO), then delete the objects the site no longer has.
+    /// Credentials come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, …).
+    Deploy(DeployArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -105,6 +109,16 @@ pub struct AlertArgs {
     /// Exit 1 if an alert could not be delivered (it is retried at the next run either way).
     #[arg(long)]
     pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// List what would be uploaded and deleted; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The built site to upload (default: public/ in the site root).
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -157,6 +171,10 @@ pub enum SortOrder {
 pub struct InitArgs {
     /// The folder for the new site (default: --root, the current folder).
     pub dir: Option<PathBuf>,
+    /// Where the workflow publishes the site: GitHub Pages, or an S3-compatible bucket with
+    /// `matome deploy` (then matome.toml gets a [deploy] table to fill in).
+    #[arg(long, value_enum, default_value_t = crate::init::DeployTarget::Pages)]
+    pub deploy: crate::init::DeployTarget,
 }
 
 #[derive(Debug, Args)]
@@ -306,7 +324,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Init(args) => {
             let dir = args.dir.unwrap_or(cli.root);
-            let r = crate::init::init(&dir)?;
+            let r = crate::init::init_for(&dir, args.deploy)?;
             println!("created a matome site in {}:", r.root.display());
             for p in &r.written {
                 println!("  {}", p.strip_prefix(&r.root).unwrap_or(p).display());
@@ -339,6 +357,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Search(args) => search(&cli.root, args),
+        Command::Deploy(args) => deploy(&cli.root, args),
         Command::Serve(args) => {
             crate::serve::serve(
                 &cli.root,
@@ -432,6 +451,43 @@ fn fetch(root: &std::path::Path, args: FetchArgs) -> Result<ExitCode> {
         eprintln!("error: {} feed(s) failed (--strict)", report.failed.len());
         return Ok(ExitCode::from(1));
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn deploy(root: &std::path::Path, args: DeployArgs) -> Result<ExitCode> {
+    let r = crate::deploy::deploy(
+        root,
+        &crate::deploy::DeployOptions {
+            output: args.output,
+            dry_run: args.dry_run,
+            progress: std::env::var_os("CI").is_none(),
+        },
+    )?;
+    if r.dry_run {
+        for u in r.plan.uploads() {
+            let what = if u.new { "new" } else { "changed" };
+            println!(
+                "upload  {}  ({what}, {} bytes, {})",
+                u.rel, u.size, u.content_type
+            );
+        }
+        for d in &r.plan.deletes {
+            println!("delete  {d}");
+        }
+    }
+    println!(
+        "{}{}: {} files, {} {} ({} bytes), {} unchanged, {} {} in {:.2} s",
+        if r.dry_run { "dry run: " } else { "deployed " },
+        r.target,
+        r.files,
+        r.plan.uploads().count(),
+        if r.dry_run { "to upload" } else { "uploaded" },
+        r.uploaded_bytes,
+        r.plan.unchanged,
+        r.plan.deletes.len(),
+        if r.dry_run { "to delete" } else { "deleted" },
+        r.elapsed.as_secs_f64()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

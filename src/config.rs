@@ -39,6 +39,8 @@ pub struct Config {
     pub publish: Vec<crate::publish::settings::PublishTarget>,
     /// `[alerts]`: where `matome alert` (and `matome publish`) report problems.
     pub alerts: Option<crate::publish::settings::AlertSettings>,
+    /// `[deploy]`: where `matome deploy` publishes; `None` when the table is absent.
+    pub deploy: Option<DeploySettings>,
 }
 
 /// `[trends]`: rising words (急上昇ワード) and the daily word clouds.
@@ -92,6 +94,60 @@ impl Default for BuildSettings {
             keyword_min_items: 1,
         }
     }
+}
+
+/// `[deploy]`: the S3-compatible bucket `matome deploy` publishes the built site to.
+/// Credentials never live here: they come from the environment (`AWS_ACCESS_KEY_ID`, …).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeploySettings {
+    /// `url` as written (`s3://bucket/prefix`), for messages.
+    pub url: String,
+    pub bucket: String,
+    /// The key prefix without leading or trailing `/` (empty: the bucket's root).
+    pub prefix: String,
+    /// `region`; `None`: `AWS_REGION` / `AWS_DEFAULT_REGION`, else `us-east-1` (R2: `auto`).
+    pub region: Option<String>,
+    /// `endpoint` for R2, MinIO or GCS interoperability (`https://…`); `None`: Amazon S3.
+    pub endpoint: Option<String>,
+    /// Objects uploaded or deleted at once.
+    pub concurrency: usize,
+    /// Retries of a failed request (with exponential back-off) before it counts as failed.
+    pub retries: usize,
+    /// Cache-Control of every object whose URL carries no version (HTML, feeds, …).
+    pub cache_control: String,
+    /// Cache-Control of the search shards, whose URLs carry the index version (`?v=`).
+    pub cache_control_immutable: String,
+}
+
+impl DeploySettings {
+    pub const DEFAULT_CONCURRENCY: usize = 8;
+    pub const DEFAULT_RETRIES: usize = 4;
+    pub const DEFAULT_CACHE_CONTROL: &str = "public, max-age=300";
+    pub const DEFAULT_CACHE_CONTROL_IMMUTABLE: &str = "public, max-age=31536000, immutable";
+}
+
+/// Splits `s3://bucket/prefix` into the bucket and the prefix (no leading or trailing `/`).
+pub fn parse_bucket_url(url: &str) -> Result<(String, String), String> {
+    let Some(rest) = url.strip_prefix("s3://") else {
+        return Err(format!(
+            "`{url}` is not an s3:// URL: write \"s3://BUCKET\" or \"s3://BUCKET/PREFIX\" (R2, MinIO and GCS use s3:// too, with `endpoint`)"
+        ));
+    };
+    let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+    let valid =
+        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '_');
+    if bucket.is_empty() || !bucket.chars().all(valid) {
+        return Err(format!(
+            "`{url}`: the bucket name `{bucket}` must be lower-case letters, digits, `-`, `.` or `_`"
+        ));
+    }
+    let prefix = prefix.trim_matches('/');
+    if prefix.split('/').any(|p| p == "." || p == "..") || prefix.contains("//") {
+        return Err(format!(
+            "`{url}`: the prefix `{prefix}` must not hold `.`, `..` or empty parts"
+        ));
+    }
+    Ok((bucket.to_string(), prefix.to_string()))
 }
 
 /// One `[[feeds]]` entry.
@@ -196,6 +252,19 @@ struct RawConfig {
     publish: Vec<crate::publish::settings::RawPublish>,
     #[serde(default)]
     alerts: Option<crate::publish::settings::RawAlerts>,
+    deploy: Option<RawDeploy>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDeploy {
+    url: Spanned<String>,
+    region: Option<String>,
+    endpoint: Option<Spanned<String>>,
+    concurrency: Option<Spanned<usize>>,
+    retries: Option<Spanned<usize>>,
+    cache_control: Option<Spanned<String>>,
+    cache_control_immutable: Option<Spanned<String>>,
 }
 
 /// A whole-number setting as written (any TOML number: the range and wholeness are checked
@@ -515,6 +584,10 @@ impl Config {
 
         let publish = crate::publish::settings::publish_targets(raw.publish, &at)?;
         let alerts = crate::publish::settings::alert_settings(raw.alerts, name, &at)?;
+        let deploy = raw
+            .deploy
+            .map(|d| Self::deploy_settings(d, &at))
+            .transpose()?;
 
         Ok(Config {
             title: raw.title,
@@ -529,6 +602,78 @@ impl Config {
             feeds,
             publish,
             alerts,
+            deploy,
+        })
+    }
+
+    fn deploy_settings(
+        raw: RawDeploy,
+        at: &dyn Fn(std::ops::Range<usize>) -> String,
+    ) -> Result<DeploySettings> {
+        let url = raw.url.get_ref().trim().to_string();
+        let (bucket, prefix) = parse_bucket_url(&url)
+            .map_err(|why| anyhow::anyhow!("{}: deploy.url: {why}", at(raw.url.span())))?;
+        let endpoint = match raw.endpoint {
+            None => None,
+            Some(e) => {
+                let v = e.get_ref().trim().trim_end_matches('/').to_string();
+                check_feed_url(&v).map_err(|why| {
+                    anyhow::anyhow!(
+                        "{}: deploy.endpoint: {why}; e.g. \"https://ACCOUNT_ID.r2.cloudflarestorage.com\"",
+                        at(e.span())
+                    )
+                })?;
+                Some(v)
+            }
+        };
+        let concurrency = match raw.concurrency {
+            None => DeploySettings::DEFAULT_CONCURRENCY,
+            Some(c) if (1..=256).contains(c.get_ref()) => *c.get_ref(),
+            Some(c) => bail!("{}: deploy.concurrency must be 1 to 256", at(c.span())),
+        };
+        let retries = match raw.retries {
+            None => DeploySettings::DEFAULT_RETRIES,
+            Some(r) if *r.get_ref() <= 20 => *r.get_ref(),
+            Some(r) => bail!("{}: deploy.retries must be 0 to 20", at(r.span())),
+        };
+        let header = |v: Option<Spanned<String>>, key: &str, default: &str| -> Result<String> {
+            match v {
+                None => Ok(default.to_string()),
+                Some(s)
+                    if !s.get_ref().trim().is_empty()
+                        && s.get_ref()
+                            .chars()
+                            .all(|c| c == ' ' || c.is_ascii_graphic()) =>
+                {
+                    Ok(s.get_ref().trim().to_string())
+                }
+                Some(s) => bail!(
+                    "{}: deploy.{key} must be a non-empty Cache-Control value such as {default:?}",
+                    at(s.span())
+                ),
+            }
+        };
+        Ok(DeploySettings {
+            url,
+            bucket,
+            prefix,
+            region: raw
+                .region
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty()),
+            endpoint,
+            concurrency,
+            retries,
+            cache_control: header(
+                raw.cache_control,
+                "cache_control",
+                DeploySettings::DEFAULT_CACHE_CONTROL,
+            )?,
+            cache_control_immutable: header(
+                raw.cache_control_immutable,
+                "cache_control_immutable",
+                DeploySettings::DEFAULT_CACHE_CONTROL_IMMUTABLE,
+            )?,
         })
     }
 
@@ -756,6 +901,51 @@ category = "海外TECH"
         let c = Config::parse(&text, "matome.toml").unwrap();
         assert_eq!(c.fetch.concurrency, 1024);
         assert_eq!(c.fetch.max_redirects, 0);
+    }
+
+    #[test]
+    fn deploy_table_is_parsed_with_defaults() {
+        let text = format!(
+            "{MINIMAL}\n[deploy]\nurl = \"s3://news-site/archive/\"\nendpoint = \"http://127.0.0.1:9000/\"\n"
+        );
+        let c = Config::parse(&text, "m.toml").unwrap();
+        let d = c.deploy.unwrap();
+        assert_eq!(
+            (d.bucket.as_str(), d.prefix.as_str()),
+            ("news-site", "archive")
+        );
+        assert_eq!(d.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(d.concurrency, DeploySettings::DEFAULT_CONCURRENCY);
+        assert_eq!(d.cache_control, DeploySettings::DEFAULT_CACHE_CONTROL);
+        assert!(Config::parse(MINIMAL, "m.toml").unwrap().deploy.is_none());
+    }
+
+    #[test]
+    fn deploy_errors_name_key_and_line() {
+        let text = format!("{MINIMAL}\n[deploy]\nurl = \"https://bucket\"\n");
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("m.toml:17:") && err.contains("deploy.url"),
+            "{err}"
+        );
+        let text = format!("{MINIMAL}\n[deploy]\nurl = \"s3://b\"\nbucket = \"b\"\n");
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("m.toml:18:") && err.contains("bucket"),
+            "{err}"
+        );
+        let text = format!("{MINIMAL}\n[deploy]\nurl = \"s3://b\"\nconcurrency = 0\n");
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(err.contains("deploy.concurrency"), "{err}");
+        let text = format!("{MINIMAL}\n[deploy]\nurl = \"s3://b\"\nretries = 1000000000000\n");
+        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("m.toml:18:") && err.contains("deploy.retries"),
+            "{err}"
+        );
+        assert!(parse_bucket_url("s3://Bad_Bucket").is_err());
+        assert!(parse_bucket_url("s3://b/a/../c").is_err());
+        assert_eq!(parse_bucket_url("s3://b"), Ok(("b".into(), String::new())));
     }
 
     #[test]

@@ -13,6 +13,29 @@ use anyhow::{Context, Result, bail};
 
 /// The workflow file `init` writes.
 pub const WORKFLOW: &str = include_str!("init/matome.yml");
+/// The workflow `init --deploy s3` writes instead: build, then `matome deploy` to a bucket.
+pub const WORKFLOW_S3: &str = include_str!("init/matome-s3.yml");
+
+/// Where the workflow `init` writes publishes the site.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeployTarget {
+    /// GitHub Pages (the default).
+    #[default]
+    Pages,
+    /// An S3-compatible bucket (S3, R2, GCS, MinIO) with `matome deploy`.
+    S3,
+}
+
+/// The `[deploy]` table `init --deploy s3` appends to matome.toml.
+const DEPLOY_TABLE: &str = r#"
+# Where `matome deploy` uploads the site (README: "Deploying to object storage"). Credentials come
+# from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), never from this file.
+# Set base_url above to the site's public URL (the CloudFront or custom domain).
+[deploy]
+url = "s3://your-bucket"     # or "s3://your-bucket/prefix"
+region = "us-east-1"         # R2: "auto"
+# endpoint = "https://ACCOUNT_ID.r2.cloudflarestorage.com"   # R2, MinIO, GCS (https://storage.googleapis.com)
+"#;
 
 const GITIGNORE: &str = "\
 # Build output and caches: rebuilt from content/ (CI keeps .matome/ and public/ with actions/cache).
@@ -64,8 +87,14 @@ pub struct InitReport {
     pub written: Vec<PathBuf>,
 }
 
-/// Scaffolds a site in `dir` (created if needed). Fails if `dir` already has a matome.toml.
+/// Scaffolds a site in `dir` (created if needed) that deploys to GitHub Pages. Fails if `dir`
+/// already has a matome.toml.
 pub fn init(dir: &Path) -> Result<InitReport> {
+    init_for(dir, DeployTarget::Pages)
+}
+
+/// Like [`init`], with the workflow (and for S3 the `[deploy]` table) for `target`.
+pub fn init_for(dir: &Path, target: DeployTarget) -> Result<InitReport> {
     let config_path = crate::config::config_path(dir);
     if config_path.exists() {
         bail!(
@@ -80,13 +109,17 @@ pub fn init(dir: &Path) -> Result<InitReport> {
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "ニュースまとめ".into());
+    let (config_text, workflow) = match target {
+        DeployTarget::Pages => (config(&title), WORKFLOW),
+        DeployTarget::S3 => (config(&title) + DEPLOY_TABLE, WORKFLOW_S3),
+    };
     let files: Vec<(PathBuf, Vec<u8>)> = vec![
-        (config_path, config(&title).into_bytes()),
+        (config_path, config_text.into_bytes()),
         (dir.join(".gitignore"), GITIGNORE.as_bytes().to_vec()),
         (dir.join("content").join(".gitkeep"), Vec::new()),
         (
             dir.join(".github").join("workflows").join("matome.yml"),
-            WORKFLOW.as_bytes().to_vec(),
+            workflow.as_bytes().to_vec(),
         ),
     ];
     let mut written = Vec::new();
@@ -127,5 +160,21 @@ mod tests {
         );
         let e = init(&root).unwrap_err().to_string();
         assert!(e.contains("already"), "{e}");
+    }
+
+    #[test]
+    fn init_for_s3_writes_a_deploy_table_that_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        init_for(dir.path(), DeployTarget::S3).unwrap();
+        let config = crate::config::Config::load(dir.path()).unwrap();
+        let d = config.deploy.expect("a [deploy] table");
+        assert_eq!(
+            (d.bucket.as_str(), d.region.as_deref()),
+            ("your-bucket", Some("us-east-1"))
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".github/workflows/matome.yml")).unwrap(),
+            WORKFLOW_S3
+        );
     }
 }

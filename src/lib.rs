@@ -13,6 +13,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod content;
+pub mod deploy;
 pub mod fetch;
 pub mod fsutil;
 pub mod import;

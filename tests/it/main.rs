@@ -6,6 +6,7 @@ mod browser_site;
 mod build;
 mod caches;
 mod deadline;
+mod deploy;
 mod fetch;
 mod import;
 mod init_check;

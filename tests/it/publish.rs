@@ -1361,6 +1361,58 @@ fn init_writes_the_publish_job_commented_out_and_it_parses_once_uncommented() {
     }
 }
 
+/// The bucket workflow (`init --deploy s3`) is one job: its publish and alert steps come after
+/// the deploy step, commented out, and parse once uncommented.
+#[test]
+fn init_deploy_s3_writes_the_publish_steps_commented_out_after_the_deploy() {
+    use yaml_rust2::YamlLoader;
+    let wf = matome::init::WORKFLOW_S3;
+    let docs = YamlLoader::load_from_str(wf).unwrap();
+    let active = format!("{:?}", docs[0]);
+    assert!(
+        !active.contains("matome publish"),
+        "commented out as written"
+    );
+    let start = wf
+        .find("      # - name: Post new digests\n")
+        .expect("the publish steps, commented out");
+    let uncommented: String = wf[..start].to_string()
+        + &wf[start..]
+            .lines()
+            .map(|l| match l.strip_prefix("      # ") {
+                Some(rest) => format!("      {rest}\n"),
+                None => format!("{l}\n"),
+            })
+            .collect::<String>();
+    let docs = YamlLoader::load_from_str(&uncommented).expect("the uncommented steps parse");
+    let jobs = docs[0]["jobs"].as_hash().unwrap();
+    let steps = jobs.values().find_map(|j| j["steps"].as_vec()).unwrap();
+    let run = |needle: &str| {
+        steps
+            .iter()
+            .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
+            .unwrap_or_else(|| panic!("no step runs {needle:?}"))
+    };
+    let (deploy, publish, alert, commit) = (
+        run("matome deploy"),
+        run("matome publish"),
+        run("matome alert"),
+        run("git add publish-state.json"),
+    );
+    assert!(deploy < publish && publish < alert && alert < commit);
+    for v in [
+        "MATOME_BLUESKY_APP_PASSWORD",
+        "MATOME_MASTODON_TOKEN",
+        "MATOME_ALERT_WEBHOOK_URL",
+        "MATOME_SMTP_PASSWORD",
+    ] {
+        assert!(
+            uncommented.contains(&format!("{v}: ${{{{ secrets.{v} }}}}")),
+            "{v} from secrets"
+        );
+    }
+}
+
 #[test]
 fn a_publish_target_failing_a_day_is_alerted_once_and_once_on_recovery() {
     let (services, rec) = start();

@@ -1,0 +1,955 @@
+//! `matome deploy`: publish the built site (public/) to S3-compatible object storage — Amazon
+//! S3, Cloudflare R2, Google Cloud Storage (interoperability), MinIO — uploading only what
+//! changed.
+//!
+//! Owns comparing the output folder with the bucket ([`plan`], pure), the order of the work, the
+//! objects' headers ([`content_type`], [`cache_control`]) and the deploy manifest
+//! (`PREFIX/.matome-deploy.json`). Talking S3 (signing, retries with back-off, credentials from
+//! the environment) is the `object_store` crate's. It does not build: `matome build` writes the
+//! folder this reads.
+//!
+//! ## What is uploaded
+//!
+//! Every file of the output folder is hashed (MD5, which is what S3 and its imitators report as
+//! the ETag of an object put in one request). An object is left alone when the bucket holds it
+//! with the same size and either an ETag equal to that MD5, or the ETag the last deploy recorded
+//! for the same bytes in the manifest (for stores whose ETags are not MD5s, e.g. S3 with SSE-KMS),
+//! and, if the manifest knows the object, the same headers. So a first deploy to a bucket that
+//! already holds the site uploads nothing, and a deploy that died half-way is finished by the next
+//! one: what it uploaded compares equal, the rest is uploaded.
+//!
+//! ## Order
+//!
+//! A visitor must never follow a link to an object that is not there yet:
+//!
+//! 1. new and changed files that are not pages (styles, scripts, images, search shards);
+//! 2. new pages (nothing links to them until step 3 or 4);
+//! 3. changed pages;
+//! 4. the entry points: the home page, the feeds and sitemaps, the search manifest;
+//! 5. the deploy manifest;
+//! 6. deletions of objects the site no longer has.
+//!
+//! Each step finishes before the next begins; inside a step at most `[deploy] concurrency`
+//! requests run at once. A failed object does not stop the others of its step, but the deploy
+//! stops after that step, naming every object that failed, so the order above holds.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use futures_util::{StreamExt, TryStreamExt};
+use md5::{Digest, Md5};
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::path::Path as ObjectPath;
+use object_store::{
+    Attribute, Attributes, BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutOptions,
+    PutPayload, RetryConfig,
+};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, DeploySettings};
+
+/// The deploy manifest's name under the prefix.
+pub const MANIFEST: &str = ".matome-deploy.json";
+/// Bumped when the manifest's layout changes; another format is ignored (everything compares by
+/// ETag then).
+const MANIFEST_FORMAT: u32 = 1;
+
+/// What `matome deploy` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct DeployOptions {
+    /// The built site (default: public/ in the site root).
+    pub output: Option<PathBuf>,
+    /// List what would change; change nothing.
+    pub dry_run: bool,
+    /// A progress bar of the uploads on a terminal (indicatif hides it elsewhere).
+    pub progress: bool,
+}
+
+/// One file of the output folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalFile {
+    /// Relative path with `/` separators: the key under the prefix.
+    pub rel: String,
+    pub size: u64,
+    /// Hex MD5 of the bytes.
+    pub md5: String,
+}
+
+/// One object in the bucket, as listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteObject {
+    pub size: u64,
+    pub e_tag: Option<String>,
+}
+
+/// What the last deploy recorded about one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    pub md5: String,
+    pub size: u64,
+    #[serde(default)]
+    pub e_tag: Option<String>,
+    pub content_type: String,
+    pub cache_control: String,
+}
+
+/// `PREFIX/.matome-deploy.json`: every object the last complete deploy left, by relative path.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: u32,
+    pub files: BTreeMap<String, ManifestEntry>,
+}
+
+/// The steps of a deploy, in order (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    Assets,
+    NewPages,
+    ChangedPages,
+    EntryPoints,
+}
+
+/// One object to upload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upload {
+    pub rel: String,
+    pub size: u64,
+    pub md5: String,
+    /// Not in the bucket yet.
+    pub new: bool,
+    pub content_type: &'static str,
+    pub cache_control: String,
+}
+
+/// What a deploy does, decided before any request that changes the bucket.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Uploads by step, each step's in path order.
+    pub steps: BTreeMap<Step, Vec<Upload>>,
+    /// Relative paths of objects to delete, in path order.
+    pub deletes: Vec<String>,
+    /// Files already in the bucket as they are.
+    pub unchanged: usize,
+}
+
+impl Plan {
+    /// All uploads in the order they run.
+    pub fn uploads(&self) -> impl Iterator<Item = &Upload> {
+        self.steps.values().flatten()
+    }
+}
+
+/// What a deploy did (or, with `--dry-run`, would do).
+#[derive(Debug, Clone)]
+pub struct DeployReport {
+    /// `s3://bucket/prefix` as configured.
+    pub target: String,
+    pub files: usize,
+    pub plan: Plan,
+    pub uploaded_bytes: u64,
+    pub dry_run: bool,
+    pub elapsed: Duration,
+}
+
+/// The Content-Type of an output file, from its name.
+pub fn content_type(rel: &str) -> &'static str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("html" | "htm") => "text/html; charset=utf-8",
+        // The site's feeds are Atom (`atom.xml`, `category/…/atom.xml`); sitemaps are plain XML.
+        Some("xml") if name == "atom.xml" => "application/atom+xml; charset=utf-8",
+        Some("xml") => "application/xml; charset=utf-8",
+        Some("json") => "application/json",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("txt") => "text/plain; charset=utf-8",
+        // The static search index's posting lists (`search/YYYY-MM/bXXX.bin`, `bXXX-K.bin`).
+        Some("bin") => "application/octet-stream",
+        Some("webmanifest") => "application/manifest+json",
+        _ => mime_guess::from_path(name)
+            .first_raw()
+            .unwrap_or("application/octet-stream"),
+    }
+}
+
+/// True for the files whose URLs carry a version: the static search index's month files
+/// (`search/YYYY-MM/…`), which the search page always requests with `?v=` the manifest's version.
+pub fn is_versioned(rel: &str) -> bool {
+    let Some(rest) = rel.strip_prefix("search/") else {
+        return false;
+    };
+    let Some((month, file)) = rest.split_once('/') else {
+        return false;
+    };
+    let m = month.as_bytes();
+    m.len() == 7
+        && m[4] == b'-'
+        && m.iter()
+            .enumerate()
+            .all(|(i, b)| i == 4 || b.is_ascii_digit())
+        && !file.is_empty()
+        && !file.contains('/')
+}
+
+/// The Cache-Control of an output file: long and immutable for versioned files, short for the
+/// rest (pages, feeds, manifests, styles).
+pub fn cache_control<'a>(rel: &str, settings: &'a DeploySettings) -> &'a str {
+    if is_versioned(rel) {
+        &settings.cache_control_immutable
+    } else {
+        &settings.cache_control
+    }
+}
+
+fn is_page(rel: &str) -> bool {
+    rel.ends_with(".html") || rel.ends_with(".htm")
+}
+
+/// The home page, the feeds and sitemaps and the search manifest: what visitors and readers
+/// enter by, uploaded after everything they lead to.
+fn is_entry_point(rel: &str) -> bool {
+    rel == "index.html" || rel.ends_with(".xml") || rel == "search/manifest.json"
+}
+
+/// ETags are quoted (`"…"`); weak ones start with `W/`.
+fn etag_hex(e_tag: &str) -> &str {
+    e_tag.trim_start_matches("W/").trim_matches('"')
+}
+
+/// Compares the output folder with the bucket. `remote` and `manifest` are keyed by relative
+/// path; `settings` gives the headers.
+pub fn plan(
+    local: &[LocalFile],
+    remote: &BTreeMap<String, RemoteObject>,
+    manifest: &Manifest,
+    settings: &DeploySettings,
+) -> Plan {
+    let mut out = Plan::default();
+    let mut present = BTreeSet::new();
+    for f in local {
+        present.insert(f.rel.as_str());
+        let ct = content_type(&f.rel);
+        let cc = cache_control(&f.rel, settings);
+        let r = remote.get(&f.rel);
+        let same = r.is_some_and(|r| {
+            if r.size != f.size {
+                return false;
+            }
+            let etag_is_md5 = r
+                .e_tag
+                .as_deref()
+                .is_some_and(|e| etag_hex(e).eq_ignore_ascii_case(&f.md5));
+            match manifest.files.get(&f.rel) {
+                // The recorded ETag vouches for the bytes recorded with it; a store that lists
+                // no ETags (s3s-fs) is taken at the manifest's word (with the size).
+                Some(m) => {
+                    m.content_type == ct
+                        && m.cache_control == cc
+                        && (etag_is_md5
+                            || (m.md5 == f.md5
+                                && m.size == f.size
+                                && (r.e_tag.is_none() || m.e_tag == r.e_tag)))
+                }
+                None => etag_is_md5,
+            }
+        });
+        if same {
+            out.unchanged += 1;
+            continue;
+        }
+        let new = r.is_none();
+        let step = if is_entry_point(&f.rel) {
+            Step::EntryPoints
+        } else if !is_page(&f.rel) {
+            Step::Assets
+        } else if new {
+            Step::NewPages
+        } else {
+            Step::ChangedPages
+        };
+        out.steps.entry(step).or_default().push(Upload {
+            rel: f.rel.clone(),
+            size: f.size,
+            md5: f.md5.clone(),
+            new,
+            content_type: ct,
+            cache_control: cc.to_string(),
+        });
+    }
+    for v in out.steps.values_mut() {
+        v.sort_by(|a, b| a.rel.cmp(&b.rel));
+    }
+    out.deletes = remote
+        .keys()
+        .filter(|k| !present.contains(k.as_str()) && k.as_str() != MANIFEST)
+        .cloned()
+        .collect();
+    out
+}
+
+/// Every file of the output folder with its size and MD5 (read in parallel). Temporary files of
+/// an interrupted build (`.matome*`) are skipped.
+pub fn scan(output: &Path) -> Result<Vec<LocalFile>> {
+    let mut paths = Vec::new();
+    for entry in walkdir::WalkDir::new(output).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("reading {}", output.display()))?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        if entry.file_name().to_string_lossy().starts_with(".matome") {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(output)
+            .expect("under the output folder");
+        let rel = rel
+            .to_str()
+            .with_context(|| {
+                format!(
+                    "{}: the file name is not UTF-8, so it cannot be an object key",
+                    entry.path().display()
+                )
+            })?
+            .replace(std::path::MAIN_SEPARATOR, "/");
+        paths.push((entry.into_path(), rel));
+    }
+    paths
+        .into_par_iter()
+        .map(|(path, rel)| {
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            Ok(LocalFile {
+                rel,
+                size: bytes.len() as u64,
+                md5: hex(&Md5::digest(&bytes)),
+            })
+        })
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// The variables `object_store` reads credentials from; one of them must be set, or it would
+/// wait for an EC2 instance-metadata service that is not there.
+const CREDENTIAL_VARS: [&str; 4] = [
+    "AWS_ACCESS_KEY_ID",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+];
+
+/// Builds the client for `[deploy]`: credentials and other `AWS_*` settings from the
+/// environment, then bucket, region and endpoint from matome.toml.
+pub fn store(settings: &DeploySettings) -> Result<AmazonS3> {
+    if !CREDENTIAL_VARS
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+    {
+        bail!(
+            "no credentials for {}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment \
+             (in GitHub Actions, repository secrets; for R2, an R2 API token's key pair)",
+            settings.url
+        );
+    }
+    // Our TLS is rustls with ring (as for fetching); object_store's reqwest brings no provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut b = AmazonS3Builder::from_env()
+        .with_bucket_name(&settings.bucket)
+        .with_retry(RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(200),
+                max_backoff: Duration::from_secs(15),
+                base: 2.0,
+            },
+            max_retries: settings.retries,
+            retry_timeout: Duration::from_secs(120),
+        })
+        .with_client_options(
+            ClientOptions::new()
+                .with_connect_timeout(Duration::from_secs(10))
+                .with_timeout(Duration::from_secs(120)),
+        );
+    let region = settings
+        .region
+        .clone()
+        .or_else(|| std::env::var("AWS_REGION").ok())
+        .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok());
+    if let Some(region) = region {
+        b = b.with_region(region);
+    }
+    if let Some(endpoint) = &settings.endpoint {
+        b = b
+            .with_endpoint(endpoint)
+            .with_allow_http(endpoint.starts_with("http://"));
+    }
+    b.build()
+        .with_context(|| format!("setting up the client for {}", settings.url))
+}
+
+fn key(settings: &DeploySettings, rel: &str) -> Result<ObjectPath> {
+    let full = if settings.prefix.is_empty() {
+        rel.to_string()
+    } else {
+        format!("{}/{rel}", settings.prefix)
+    };
+    ObjectPath::parse(&full).with_context(|| {
+        format!("`{rel}` cannot be an object key (empty parts or characters S3 keys must avoid)")
+    })
+}
+
+fn object_url(settings: &DeploySettings, rel: &str) -> String {
+    format!("s3://{}/{}", settings.bucket, join(&settings.prefix, rel))
+}
+
+fn join(prefix: &str, rel: &str) -> String {
+    if prefix.is_empty() {
+        rel.to_string()
+    } else {
+        format!("{prefix}/{rel}")
+    }
+}
+
+/// Explains the errors a whole deploy cannot get past (a wrong credential, a missing bucket).
+fn explain(e: object_store::Error, settings: &DeploySettings) -> anyhow::Error {
+    let text = e.to_string();
+    let endpoint = settings.endpoint.as_deref().unwrap_or("Amazon S3");
+    let why = if matches!(
+        e,
+        object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
+    ) || text.contains("403 Forbidden")
+        || text.contains("401 Unauthorized")
+        || text.contains("InvalidAccessKeyId")
+        || text.contains("SignatureDoesNotMatch")
+        || text.contains("AccessDenied")
+    {
+        format!(
+            "{endpoint} refused the credentials: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY \
+             (and that they may list, put and delete objects in bucket `{}`)",
+            settings.bucket
+        )
+    } else if matches!(e, object_store::Error::NotFound { .. }) || text.contains("NoSuchBucket") {
+        format!(
+            "bucket `{}` does not exist at {endpoint}: create it, or fix `url`, `endpoint` or `region` in matome.toml's [deploy]",
+            settings.bucket
+        )
+    } else {
+        return anyhow::anyhow!("{text}");
+    };
+    // object_store's message already holds its sources: one line, not a repeated chain.
+    anyhow::anyhow!("{why}: {text}")
+}
+
+/// `matome deploy`: compares the built site with the bucket and uploads, then deletes, what
+/// differs.
+pub fn deploy(root: &Path, opts: &DeployOptions) -> Result<DeployReport> {
+    let config = Config::load(root)?;
+    let Some(settings) = config.deploy.clone() else {
+        bail!(
+            "{}: no [deploy] table: add one with url = \"s3://BUCKET/PREFIX\" (see README, Deploying to object storage)",
+            crate::config::config_path(root).display()
+        );
+    };
+    let output = opts
+        .output
+        .clone()
+        .unwrap_or_else(|| root.join(crate::render::OUTPUT_DIR));
+    if !output.join("index.html").is_file() {
+        bail!(
+            "{} holds no built site (no index.html): run `matome build` first",
+            output.display()
+        );
+    }
+    // A build rewrites the folder: deploy one that is complete, and keep builds out meanwhile.
+    let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
+        eprintln!("waiting for another matome run to finish ({})", p.display())
+    })?;
+    let started = Instant::now();
+    let local = scan(&output)?;
+    let store = Arc::new(store(&settings)?);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    rt.block_on(run(store, settings, &output, local, opts, started))
+}
+
+async fn run(
+    store: Arc<AmazonS3>,
+    settings: DeploySettings,
+    output: &Path,
+    local: Vec<LocalFile>,
+    opts: &DeployOptions,
+    started: Instant,
+) -> Result<DeployReport> {
+    let dry_run = opts.dry_run;
+    let prefix = if settings.prefix.is_empty() {
+        None
+    } else {
+        Some(ObjectPath::parse(&settings.prefix).context("[deploy] url's prefix")?)
+    };
+    // The listing: what the bucket holds under the prefix.
+    let mut remote = BTreeMap::new();
+    let mut listing = store.list(prefix.as_ref());
+    while let Some(meta) = listing
+        .try_next()
+        .await
+        .map_err(|e| explain(e, &settings))
+        .with_context(|| format!("listing {}", settings.url))?
+    {
+        let full = meta.location.as_ref();
+        let rel = match &settings.prefix {
+            p if p.is_empty() => full,
+            p => full
+                .strip_prefix(p.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+                .unwrap_or(full),
+        };
+        remote.insert(
+            rel.to_string(),
+            RemoteObject {
+                size: meta.size,
+                e_tag: meta.e_tag,
+            },
+        );
+    }
+    drop(listing);
+    let manifest_key = key(&settings, MANIFEST)?;
+    let manifest = match remote.contains_key(MANIFEST) {
+        false => Manifest::default(),
+        true => {
+            let bytes = async { store.get(&manifest_key).await?.bytes().await }
+                .await
+                .map_err(|e| explain(e, &settings))
+                .with_context(|| format!("reading {}", object_url(&settings, MANIFEST)))?;
+            match serde_json::from_slice::<Manifest>(&bytes) {
+                Ok(m) if m.format == MANIFEST_FORMAT => m,
+                _ => {
+                    eprintln!(
+                        "warning: {} is not a manifest this matome reads; comparing by ETag",
+                        object_url(&settings, MANIFEST)
+                    );
+                    Manifest::default()
+                }
+            }
+        }
+    };
+    // A store that lists no ETags: ask for them (HEAD) where the manifest cannot vouch for the
+    // bytes, so a bucket that holds the site already (or a half-finished deploy) is not uploaded
+    // again.
+    let unknown: Vec<&LocalFile> = local
+        .iter()
+        .filter(|f| {
+            remote
+                .get(&f.rel)
+                .is_some_and(|r| r.e_tag.is_none() && r.size == f.size)
+                && manifest.files.get(&f.rel).is_none_or(|m| m.md5 != f.md5)
+        })
+        .collect();
+    let heads: Vec<(String, Option<String>)> =
+        futures_util::stream::iter(unknown.into_iter().map(|f| {
+            let store = Arc::clone(&store);
+            let settings = &settings;
+            async move {
+                let e_tag = match key(settings, &f.rel) {
+                    Ok(k) => store.head(&k).await.ok().and_then(|m| m.e_tag),
+                    Err(_) => None,
+                };
+                (f.rel.clone(), e_tag)
+            }
+        }))
+        .buffer_unordered(settings.concurrency)
+        .collect()
+        .await;
+    for (rel, e_tag) in heads {
+        if let Some(r) = remote.get_mut(&rel) {
+            r.e_tag = e_tag;
+        }
+    }
+    let plan = plan(&local, &remote, &manifest, &settings);
+    let mut report = DeployReport {
+        target: settings.url.clone(),
+        files: local.len(),
+        uploaded_bytes: plan.uploads().map(|u| u.size).sum(),
+        plan,
+        dry_run,
+        elapsed: Duration::ZERO,
+    };
+    if dry_run {
+        report.elapsed = started.elapsed();
+        return Ok(report);
+    }
+
+    let bar = if opts.progress {
+        let bar = indicatif::ProgressBar::new(report.plan.uploads().count() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} uploading [{bar:30}] {pos}/{len} objects {msg}",
+            )
+            .expect("valid template"),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut e_tags: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for (step, uploads) in &report.plan.steps {
+        let results: Vec<(String, Result<Option<String>>)> =
+            futures_util::stream::iter(uploads.iter().map(|u| {
+                let store = Arc::clone(&store);
+                let settings = &settings;
+                let bar = &bar;
+                async move {
+                    let r = upload(&store, settings, output, u).await.with_context(|| {
+                        format!(
+                            "uploading {} to {}",
+                            output.join(&u.rel).display(),
+                            object_url(settings, &u.rel)
+                        )
+                    });
+                    bar.inc(1);
+                    (u.rel.clone(), r)
+                }
+            }))
+            .buffer_unordered(settings.concurrency)
+            .collect()
+            .await;
+        let mut failed = Vec::new();
+        for (rel, r) in results {
+            match r {
+                Ok(e_tag) => {
+                    e_tags.insert(rel, e_tag);
+                }
+                Err(e) => failed.push(format!("{e:#}")),
+            }
+        }
+        if !failed.is_empty() {
+            bail!(
+                "{} of {} object(s) of step {step:?} failed (the deploy stopped there, so no page links \
+                 to a missing object; run it again to finish):\n  {}",
+                failed.len(),
+                uploads.len(),
+                failed.join("\n  ")
+            );
+        }
+    }
+
+    bar.finish_and_clear();
+    // The manifest: every object the site now has, as the bucket holds it.
+    let by_rel: BTreeMap<&str, &Upload> =
+        report.plan.uploads().map(|u| (u.rel.as_str(), u)).collect();
+    let mut next = Manifest {
+        format: MANIFEST_FORMAT,
+        files: BTreeMap::new(),
+    };
+    for f in &local {
+        let e_tag = match by_rel.get(f.rel.as_str()) {
+            Some(_) => e_tags.get(&f.rel).cloned().flatten(),
+            // Unchanged: the listed ETag, else (a store that lists none) the one recorded.
+            None => remote
+                .get(&f.rel)
+                .and_then(|r| r.e_tag.clone())
+                .or_else(|| manifest.files.get(&f.rel).and_then(|m| m.e_tag.clone())),
+        };
+        next.files.insert(
+            f.rel.clone(),
+            ManifestEntry {
+                md5: f.md5.clone(),
+                size: f.size,
+                e_tag,
+                content_type: content_type(&f.rel).to_string(),
+                cache_control: cache_control(&f.rel, &settings).to_string(),
+            },
+        );
+    }
+    if next != manifest {
+        let body = serde_json::to_vec(&next).expect("the manifest serialises");
+        let mut attributes = Attributes::new();
+        attributes.insert(Attribute::ContentType, "application/json".into());
+        attributes.insert(Attribute::CacheControl, "no-store".into());
+        store
+            .put_opts(
+                &manifest_key,
+                PutPayload::from(body),
+                PutOptions {
+                    attributes,
+                    ..Default::default()
+                },
+            )
+            .await
+            .with_context(|| format!("uploading {}", object_url(&settings, MANIFEST)))?;
+    }
+
+    // Deletions last: nothing the new pages link to is among them. In batches (S3's
+    // DeleteObjects takes up to 1000 keys a request).
+    let keys: Vec<object_store::Result<ObjectPath>> = report
+        .plan
+        .deletes
+        .iter()
+        .map(|rel| {
+            key(&settings, rel).map_err(|e| object_store::Error::Generic {
+                store: "S3",
+                source: e.into(),
+            })
+        })
+        .collect();
+    let results: Vec<object_store::Result<ObjectPath>> = store
+        .delete_stream(futures_util::stream::iter(keys).boxed())
+        .collect()
+        .await;
+    let failed: Vec<String> = results
+        .into_iter()
+        .filter_map(|r| r.err())
+        .map(|e| format!("deleting under {}: {e}", settings.url))
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} deletion(s) failed (run the deploy again to finish):\n  {}",
+            failed.len(),
+            report.plan.deletes.len(),
+            failed.join("\n  ")
+        );
+    }
+    report.elapsed = started.elapsed();
+    Ok(report)
+}
+
+async fn upload(
+    store: &AmazonS3,
+    settings: &DeploySettings,
+    output: &Path,
+    u: &Upload,
+) -> Result<Option<String>> {
+    let path = output.join(&u.rel);
+    let bytes = tokio::fs::read(&path)
+        .await
+        .with_context(|| format!("reading {}", path.display()))?;
+    if hex(&Md5::digest(&bytes)) != u.md5 {
+        bail!(
+            "{} changed while deploying (is a build running?): run the deploy again after it",
+            path.display()
+        );
+    }
+    let mut attributes = Attributes::new();
+    attributes.insert(Attribute::ContentType, u.content_type.into());
+    attributes.insert(Attribute::CacheControl, u.cache_control.clone().into());
+    let r = store
+        .put_opts(
+            &key(settings, &u.rel)?,
+            PutPayload::from(bytes),
+            PutOptions {
+                attributes,
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| explain(e, settings))?;
+    Ok(r.e_tag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> DeploySettings {
+        crate::config::Config::parse(
+            "title = \"t\"\nbase_url = \"https://x.example/\"\n[deploy]\nurl = \"s3://b/p\"\n",
+            "m.toml",
+        )
+        .unwrap()
+        .deploy
+        .unwrap()
+    }
+
+    fn file(rel: &str, md5: &str) -> LocalFile {
+        LocalFile {
+            rel: rel.into(),
+            size: 10,
+            md5: md5.into(),
+        }
+    }
+
+    fn obj(md5: &str) -> RemoteObject {
+        RemoteObject {
+            size: 10,
+            e_tag: Some(format!("\"{md5}\"")),
+        }
+    }
+
+    #[test]
+    fn types_and_caching_follow_the_file() {
+        let s = settings();
+        assert_eq!(
+            content_type("2021/07/20/0800/index.html"),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(
+            content_type("atom.xml"),
+            "application/atom+xml; charset=utf-8"
+        );
+        assert_eq!(
+            content_type("category/it/atom.xml"),
+            "application/atom+xml; charset=utf-8"
+        );
+        assert_eq!(
+            content_type("sitemap-1.xml"),
+            "application/xml; charset=utf-8"
+        );
+        assert_eq!(
+            content_type("search/2021-07/b01f-2.bin"),
+            "application/octet-stream"
+        );
+        assert_eq!(content_type("search/manifest.json"), "application/json");
+        assert_eq!(content_type("favicon.svg"), "image/svg+xml");
+        assert_eq!(content_type("style.css"), "text/css; charset=utf-8");
+        assert_eq!(content_type("search.js"), "text/javascript; charset=utf-8");
+        assert_eq!(content_type("photo.PNG"), "image/png");
+        assert_eq!(
+            cache_control("search/2021-07/c0.json", &s),
+            s.cache_control_immutable
+        );
+        assert_eq!(
+            cache_control("search/2021-07/b000.bin", &s),
+            s.cache_control_immutable
+        );
+        for short in [
+            "search/manifest.json",
+            "index.html",
+            "atom.xml",
+            "search/x/b.bin",
+            "search/2021-07/a/b",
+        ] {
+            assert_eq!(cache_control(short, &s), s.cache_control, "{short}");
+        }
+    }
+
+    #[test]
+    fn identical_objects_are_not_uploaded_even_without_a_manifest() {
+        let s = settings();
+        let local = [file("index.html", "aa"), file("a/index.html", "bb")];
+        let remote = BTreeMap::from([
+            ("index.html".to_string(), obj("aa")),
+            ("a/index.html".to_string(), obj("bb")),
+        ]);
+        let p = plan(&local, &remote, &Manifest::default(), &s);
+        assert_eq!(p.unchanged, 2);
+        assert_eq!(p.uploads().count(), 0);
+        assert!(p.deletes.is_empty());
+    }
+
+    #[test]
+    fn changes_go_in_link_safe_order_and_vanished_objects_are_deleted() {
+        let s = settings();
+        let local = [
+            file("index.html", "new-home"),
+            file("2021/07/20/0900/index.html", "x"),
+            file("keyword/a/index.html", "changed"),
+            file("search/2021-07/b000.bin", "shard"),
+            file("search/manifest.json", "m"),
+            file("atom.xml", "feed"),
+        ];
+        let remote = BTreeMap::from([
+            ("index.html".to_string(), obj("old-home")),
+            ("keyword/a/index.html".to_string(), obj("old")),
+            ("keyword/gone/index.html".to_string(), obj("g")),
+            (MANIFEST.to_string(), obj("mm")),
+        ]);
+        let p = plan(&local, &remote, &Manifest::default(), &s);
+        let order: Vec<(Step, &str)> = p
+            .steps
+            .iter()
+            .flat_map(|(st, v)| v.iter().map(move |u| (*st, u.rel.as_str())))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (Step::Assets, "search/2021-07/b000.bin"),
+                (Step::NewPages, "2021/07/20/0900/index.html"),
+                (Step::ChangedPages, "keyword/a/index.html"),
+                (Step::EntryPoints, "atom.xml"),
+                (Step::EntryPoints, "index.html"),
+                (Step::EntryPoints, "search/manifest.json"),
+            ]
+        );
+        assert_eq!(p.deletes, ["keyword/gone/index.html"]);
+    }
+
+    #[test]
+    fn a_manifest_etag_vouches_for_stores_whose_etags_are_not_md5() {
+        let s = settings();
+        let local = [file("index.html", "aa")];
+        let remote = BTreeMap::from([(
+            "index.html".to_string(),
+            RemoteObject {
+                size: 10,
+                e_tag: Some("\"kms-1\"".into()),
+            },
+        )]);
+        let entry = |md5: &str, e_tag: &str, cc: &str| ManifestEntry {
+            md5: md5.into(),
+            size: 10,
+            e_tag: Some(e_tag.into()),
+            content_type: content_type("index.html").into(),
+            cache_control: cc.into(),
+        };
+        let m = |e: ManifestEntry| Manifest {
+            format: MANIFEST_FORMAT,
+            files: BTreeMap::from([("index.html".to_string(), e)]),
+        };
+        let cc = s.cache_control.clone();
+        assert_eq!(
+            plan(&local, &remote, &m(entry("aa", "\"kms-1\"", &cc)), &s).unchanged,
+            1
+        );
+        // Other bytes recorded, or the object replaced since: upload.
+        assert_eq!(
+            plan(&local, &remote, &m(entry("zz", "\"kms-1\"", &cc)), &s).unchanged,
+            0
+        );
+        assert_eq!(
+            plan(&local, &remote, &m(entry("aa", "\"kms-0\"", &cc)), &s).unchanged,
+            0
+        );
+        // The same bytes under other headers (a changed [deploy] cache_control): upload.
+        assert_eq!(
+            plan(
+                &local,
+                &remote,
+                &m(entry("aa", "\"kms-1\"", "no-cache")),
+                &s
+            )
+            .unchanged,
+            0
+        );
+    }
+
+    #[test]
+    fn scan_hashes_files_and_skips_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a")).unwrap();
+        std::fs::write(dir.path().join("a/index.html"), "hello").unwrap();
+        std::fs::write(dir.path().join("a/.matome.x.tmp"), "half").unwrap();
+        let files = scan(dir.path()).unwrap();
+        assert_eq!(
+            files,
+            [LocalFile {
+                rel: "a/index.html".into(),
+                size: 5,
+                md5: "5d41402abc4b2a76b9719d911017c592".into(),
+            }]
+        );
+    }
+}
