@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::pages::{Site, months_between};
+use super::site::{Site, months_between};
 
 /// At most this many months are drawn (the most recent).
 const MAX_MONTHS: usize = 36;
