@@ -349,11 +349,10 @@ pub fn last_base_url(root: &Path, output: &Path) -> Option<String> {
 /// Checks and normalises a base URL: absolute http(s), ending in `/`.
 pub fn normalize_base_url(s: &str) -> Result<String> {
     let s = s.trim();
-    match url::Url::parse(s) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
-        _ => bail!(
+    if crate::text::http_url(s).is_none() {
+        bail!(
             "base URL must be an absolute http(s) URL such as https://USER.github.io/REPO/, not {s:?}"
-        ),
+        );
     }
     Ok(if s.ends_with('/') {
         s.to_string()

@@ -117,7 +117,7 @@ pub(crate) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec
 }
 
 fn is_japanese(word: &str) -> bool {
-    word.chars().any(crate::search::static_index::is_cjk)
+    word.chars().any(crate::text::is_cjk)
 }
 
 /// A day's two word clouds (Japanese words, other words) as inline SVG; empty when the day has

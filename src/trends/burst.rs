@@ -144,7 +144,7 @@ pub fn sparkline_svg(values: &[u32], label: &str) -> String {
         }
     };
     let y = |v: u32| H - PAD - (H - 2.0 * PAD) * f64::from(v) / max;
-    let label = quick_xml::escape::escape(label);
+    let label = crate::text::xml_escape(label);
     let mut svg = String::new();
     let _ = write!(
         svg,
