@@ -15,9 +15,7 @@ use super::page::{Fp, Fps, Kind, Page};
 use super::safety::slug;
 use super::site::{Site, Tax};
 use super::views;
-
-/// URLs per sitemap file (the protocol allows 50,000).
-pub const SITEMAP_URLS: usize = 40_000;
+use super::views::feeds::SITEMAP_URLS;
 
 /// Every output file of the site and the sitemap's URLs.
 pub struct Plan {

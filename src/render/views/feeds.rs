@@ -6,8 +6,10 @@ use serde::Serialize;
 
 use super::{Ctx, ItemView, Snapshots, entry_view, layout, rfc3339};
 use crate::render::page::{Fp, Fps, Kind, Page};
-use crate::render::plan::SITEMAP_URLS;
 use crate::render::site::{Site, Tax};
+
+/// URLs per sitemap file (the protocol allows 50,000).
+pub const SITEMAP_URLS: usize = 40_000;
 
 /// Entries in an Atom feed.
 pub const FEED_ENTRIES: usize = 50;
