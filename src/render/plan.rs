@@ -15,13 +15,12 @@ use super::page::{Fp, Fps, Kind, Page};
 use super::safety::slug;
 use super::site::{Site, Tax};
 use super::views;
-use super::views::feeds::SITEMAP_URLS;
 
 /// Every output file of the site and the sitemap's URLs.
 pub struct Plan {
     pub pages: Vec<Page>,
     /// Every HTML page but 404, site-relative, in plan order (`sitemap-N.xml` holds chunk N-1
-    /// of [`SITEMAP_URLS`]).
+    /// of [`SITEMAP_URLS`](views::feeds::SITEMAP_URLS)).
     pub sitemap: Vec<String>,
 }
 
