@@ -57,6 +57,12 @@ pub(crate) fn html_path(url: &str) -> String {
     format!("{url}index.html")
 }
 
+/// The previous and next of entry `i` of `len` (digests, days, months, years): what a page's
+/// previous/next links show, and so what its fingerprint covers.
+pub(crate) fn neighbours(i: usize, len: usize) -> [Option<usize>; 2] {
+    [i.checked_sub(1), Some(i + 1).filter(|&n| n < len)]
+}
+
 /// Stable pagination of `n` entries, `per` to a page, numbered from the OLDEST: page j (1-based)
 /// holds entries [(j-1)·per, j·per) for ever; the first page (the list's own URL) holds the rest,
 /// between `per` and 2·`per`-1 entries once there are that many. A new entry changes the first

@@ -110,14 +110,18 @@ mod tests {
     use crate::config::Config;
     use crate::content::archive::Archive;
 
-    /// Issue 11, finding 4: two pages with one output path must be refused, naming both.
-    #[test]
-    fn two_pages_with_one_path_are_refused() {
-        let config = Config::parse(
+    fn config() -> Config {
+        Config::parse(
             "title = \"t\"\nbase_url = \"https://user.github.io/repo/\"\n",
             "matome.toml",
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    /// Issue 11, finding 4: two pages with one output path must be refused, naming both.
+    #[test]
+    fn two_pages_with_one_path_are_refused() {
+        let config = config();
         let mut archive = Archive::default();
         archive.categories.names = vec!["c++".into(), "c-ae8bb0".into()];
         archive.categories.items = vec![Vec::new(), Vec::new()];
@@ -145,11 +149,7 @@ mod tests {
     /// of planning, so a sitemap rendered without a plan was silently empty).
     #[test]
     fn the_plan_returns_the_sitemap_of_its_html_pages() {
-        let config = Config::parse(
-            "title = \"t\"\nbase_url = \"https://user.github.io/repo/\"\n",
-            "matome.toml",
-        )
-        .unwrap();
+        let config = config();
         let mut archive = Archive::default();
         archive.categories.names = vec!["IT".into()];
         archive.categories.items = vec![Vec::new()];

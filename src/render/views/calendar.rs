@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::{CountLink, Ctx, DigestCard, Link, digest_card, html, layout};
-use crate::render::page::{Fp, Fps, Kind, Page, html_path};
+use crate::render::page::{Fp, Fps, Kind, Page, html_path, neighbours};
 use crate::render::rising::{self, RisingView};
 use crate::render::site::Site;
 
@@ -20,10 +20,7 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
         for &d in &day.digests {
             fps.digest(&mut fp, d);
         }
-        let neighbours = [
-            i.checked_sub(1),
-            Some(i + 1).filter(|&n| n < site.days.len()),
-        ];
+        let neighbours = neighbours(i, site.days.len());
         for n in neighbours.into_iter().flatten() {
             fp.str(&site.day_url(n));
         }
@@ -46,10 +43,7 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
                 fps.digest(&mut fp, d);
             }
         }
-        let neighbours = [
-            i.checked_sub(1),
-            Some(i + 1).filter(|&n| n < site.months.len()),
-        ];
+        let neighbours = neighbours(i, site.months.len());
         for n in neighbours.into_iter().flatten() {
             fp.str(&site.month_url(n));
         }
@@ -70,10 +64,7 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
                 }
             }
         }
-        let neighbours = [
-            i.checked_sub(1),
-            Some(i + 1).filter(|&n| n < site.years.len()),
-        ];
+        let neighbours = neighbours(i, site.years.len());
         for n in neighbours.into_iter().flatten() {
             fp.str(&site.year_url(n));
         }
@@ -125,12 +116,13 @@ pub(crate) fn day(ctx: &Ctx, i: usize) -> Result<Vec<u8>> {
         .rev()
         .map(|&d| digest_card(site, d))
         .collect();
+    let [prev, next] = neighbours(i, site.days.len());
     let v = DayView {
         label: day.date.format(s.day_format).to_string(),
         count: digests.iter().map(|c| c.count).sum(),
         digests,
-        prev: i.checked_sub(1).map(label),
-        next: (i + 1 < site.days.len()).then(|| label(i + 1)),
+        prev: prev.map(label),
+        next: next.map(label),
         month: Link {
             name: site.months[month].first.format(s.month_format).to_string(),
             url: site.month_url(month),
@@ -176,12 +168,13 @@ pub(crate) fn month(ctx: &Ctx, i: usize) -> Result<Vec<u8>> {
             count: day_count(site, day),
         })
         .collect();
+    let [prev, next] = neighbours(i, site.months.len());
     let v = MonthView {
         label: m.first.format(s.month_format).to_string(),
         count: days.iter().map(|d| d.count).sum(),
         days,
-        prev: i.checked_sub(1).map(label),
-        next: (i + 1 < site.months.len()).then(|| label(i + 1)),
+        prev: prev.map(label),
+        next: next.map(label),
         year: Link {
             name: year_label(site, year),
             url: site.year_url(year),
@@ -212,12 +205,13 @@ pub(crate) fn year(ctx: &Ctx, i: usize) -> Result<Vec<u8>> {
         url: site.year_url(n),
     };
     let months = month_links(site, i);
+    let [prev, next] = neighbours(i, site.years.len());
     let v = YearView {
         label: year_label(site, i),
         count: months.iter().map(|m| m.count).sum(),
         months,
-        prev: i.checked_sub(1).map(label),
-        next: (i + 1 < site.years.len()).then(|| label(i + 1)),
+        prev: prev.map(label),
+        next: next.map(label),
     };
     html(
         ctx.theme,

@@ -9,7 +9,7 @@ use super::{
     search_url,
 };
 use crate::content::Snapshot;
-use crate::render::page::{Fp, Fps, Kind, Page, Pager, html_path};
+use crate::render::page::{Fp, Fps, Kind, Page, Pager, html_path, neighbours};
 use crate::render::rising::{self, RisingView};
 use crate::render::safety::{markdown_html, safe_link};
 use crate::render::site::Site;
@@ -37,10 +37,7 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
         let mut fp = Fp::new("digest");
         fps.digest(&mut fp, d);
         // Neighbours: the previous/next links show their headings (hour and item count).
-        for n in [
-            d.checked_sub(1),
-            Some(d + 1).filter(|&n| n < a.digests.len()),
-        ] {
+        for n in neighbours(d, a.digests.len()) {
             fp.u64(u64::from(n.is_some()));
             if let Some(n) = n {
                 fp.str(&site.digest_heading(n));
@@ -179,6 +176,7 @@ pub(crate) fn digest(ctx: &Ctx, d: usize, snapshot: &Snapshot) -> Result<Vec<u8>
         url: site.digest_url(n),
     };
     let heading = site.digest_heading(d);
+    let [prev, next] = neighbours(d, a.digests.len());
     let v = DigestView {
         heading: heading.clone(),
         hour: rfc3339(&site.local(&digest.hour)),
@@ -188,8 +186,8 @@ pub(crate) fn digest(ctx: &Ctx, d: usize, snapshot: &Snapshot) -> Result<Vec<u8>
         items,
         trends,
         rising: rising::rising_at(site, &ctx.hours, d, site.config.trends.hour_window),
-        prev: d.checked_sub(1).map(link),
-        next: (d + 1 < a.digests.len()).then(|| link(d + 1)),
+        prev: prev.map(link),
+        next: next.map(link),
         day: Link {
             name: site.days[day].date.format(s.day_format).to_string(),
             url: site.day_url(day),
