@@ -281,6 +281,23 @@ mod tests {
         );
     }
 
+    /// The sparkline's label is a keyword, which a hand-edited content file can give a control
+    /// character: the inline SVG must stay well-formed XML (the one escape, text::xml_escape).
+    #[test]
+    fn a_sparkline_label_with_control_characters_stays_well_formed() {
+        let svg = sparkline_svg(&[1, 2, 3], "a\u{1}<b>&\u{7f}");
+        assert!(!svg.contains(['\u{1}', '\u{7f}']), "{svg:?}");
+        assert!(svg.contains("a&lt;b&gt;&amp;"), "{svg}");
+        let mut reader = quick_xml::Reader::from_str(&svg);
+        loop {
+            match reader.read_event() {
+                Ok(quick_xml::events::Event::Eof) => break,
+                Ok(_) => {}
+                Err(e) => panic!("{e}: {svg}"),
+            }
+        }
+    }
+
     #[test]
     fn ranking_is_by_score_then_key_and_capped_at_top() {
         let totals = [1000; 8];
