@@ -449,7 +449,7 @@ pub fn line_of(text: &str, offset: usize) -> usize {
 /// Checks that `url` is an absolute http(s) URL; the error says what is wrong.
 pub fn check_feed_url(url: &str) -> Result<(), String> {
     match url::Url::parse(url) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        Ok(u) if crate::text::is_http_url(&u) => Ok(()),
         Ok(u) => Err(format!(
             "`{url}` is not an http(s) URL (scheme `{}`)",
             u.scheme()
@@ -473,7 +473,7 @@ impl Config {
 
         let base_url = raw.base_url.get_ref().trim().to_string();
         match url::Url::parse(&base_url) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            Ok(u) if crate::text::is_http_url(&u) => {}
             _ => bail!(
                 "{}: `base_url` must be an absolute http(s) URL such as \"https://USER.github.io/REPO/\", not {base_url:?}",
                 at(raw.base_url.span())

@@ -2,7 +2,10 @@
 //!
 //! Owns turning feed HTML into plain text (tags stripped, `script`/`style` dropped, entities
 //! decoded), removing control characters, folding white space and bounding lengths. It knows
-//! nothing about words; the analyser works on what this produces.
+//! nothing about words; the analyser works on what this produces. Also the small facts about
+//! text that several stages share, each in one place: which characters are CJK ([`is_cjk`]),
+//! escaping for XML and HTML output ([`xml_escape`]) and which URLs are links
+//! ([`is_http_url`], [`http_url`]).
 
 /// Elements whose content is never text.
 const DROPPED: &[&str] = &[
@@ -455,6 +458,50 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
+/// Characters indexed by bigrams: kanji, kana (with ー, 々, 〆, 〇) and hangul. The static search
+/// page (`search.js`) has the same ranges; the word clouds split Japanese words by it.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3005..=0x3007
+        | 0x3041..=0x309f
+        | 0x30a1..=0x30fa
+        | 0x30fc..=0x30ff
+        | 0x31f0..=0x31ff
+        | 0x3400..=0x4dbf
+        | 0x4e00..=0x9fff
+        | 0xf900..=0xfaff
+        | 0x20000..=0x3ffff
+        | 0x1100..=0x11ff
+        | 0x3131..=0x318e
+        | 0xac00..=0xd7a3)
+}
+
+/// Escapes text for HTML and XML output (`&`, `<`, `>`, `"`, `'`), dropping the characters
+/// XML 1.0 does not allow (NUL and the other C0 controls but tab and line breaks, U+FFFE,
+/// U+FFFF) and the C1 controls, so no name or title, from a feed or a hand-edited file, makes
+/// atom.xml, a sitemap or an inline SVG ill-formed.
+pub fn xml_escape(s: &str) -> String {
+    let invalid = |c: char| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
+    };
+    if s.contains(invalid) {
+        let clean: String = s.chars().filter(|&c| !invalid(c)).collect();
+        return quick_xml::escape::escape(clean.as_str()).into_owned();
+    }
+    quick_xml::escape::escape(s).into_owned()
+}
+
+/// Whether `url` is an absolute http(s) URL with a host: the only links matome shows, follows
+/// or posts to.
+pub fn is_http_url(url: &url::Url) -> bool {
+    matches!(url.scheme(), "http" | "https") && url.host().is_some()
+}
+
+/// `s` as an absolute http(s) URL, or `None` (javascript:, data:, relative, garbage).
+pub fn http_url(s: &str) -> Option<url::Url> {
+    url::Url::parse(s).ok().filter(is_http_url)
+}
+
 /// Cuts `s` to at most `max` characters, ending with "…" when it was cut.
 pub fn truncate_chars(s: &str, max: usize) -> String {
     if max == 0 {
@@ -472,6 +519,49 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one XML escape (theme, chart, word cloud, sparkline): markup escaped, characters XML
+    /// 1.0 forbids dropped, so a control byte from a feed cannot make atom.xml ill-formed.
+    #[test]
+    fn xml_escape_escapes_markup_and_drops_what_xml_forbids() {
+        assert_eq!(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+        assert_eq!(xml_escape("x\u{0}y\u{1b}z\u{85}\u{ffff}"), "xyz");
+        assert_eq!(xml_escape("tab\tand\nlines"), "tab\tand\nlines");
+        assert_eq!(xml_escape("日本語"), "日本語");
+    }
+
+    /// The one http(s) check (links shown, feed links, redirects, base_url, feed URLs).
+    #[test]
+    fn only_absolute_http_urls_with_a_host_are_links() {
+        for good in [
+            "https://example.com/a?b=1",
+            "http://例え.jp/",
+            "HTTPS://X.ORG",
+        ] {
+            assert!(http_url(good).is_some(), "{good}");
+        }
+        for bad in [
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "file:///etc/passwd",
+            "/relative",
+            "mailto:a@b.c",
+            "https://",
+            "",
+        ] {
+            assert!(http_url(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn cjk_is_kanji_kana_and_hangul() {
+        for c in ['日', 'あ', 'ア', 'ー', '々', '한'] {
+            assert!(is_cjk(c), "{c}");
+        }
+        for c in ['a', '1', 'é', ' ', '。'] {
+            assert!(!is_cjk(c), "{c}");
+        }
+    }
 
     #[test]
     fn strips_tags_and_decodes_entities() {

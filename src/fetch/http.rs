@@ -80,7 +80,7 @@ pub fn client(settings: &FetchSettings) -> anyhow::Result<reqwest::Client> {
     let max = settings.max_redirects;
     let policy = reqwest::redirect::Policy::custom(move |attempt| {
         let url = attempt.url().clone();
-        if !matches!(url.scheme(), "http" | "https") {
+        if !crate::text::is_http_url(&url) {
             return attempt.error(format!("redirect to a non-http(s) URL {url}"));
         }
         if attempt.previous().contains(&url) {

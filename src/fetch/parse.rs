@@ -242,9 +242,7 @@ pub fn safe_http_url(href: &str, base: Option<&url::Url>) -> Option<String> {
         Some(b) => b.join(&href).ok()?,
         None => url::Url::parse(&href).ok()?,
     };
-    matches!(parsed.scheme(), "http" | "https")
-        .then(|| parsed.to_string())
-        .filter(|_| parsed.host().is_some())
+    text::is_http_url(&parsed).then(|| parsed.to_string())
 }
 
 /// What a run knows when it turns entries into items.

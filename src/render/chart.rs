@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::pages::{Site, months_between};
+use super::site::{Site, months_between};
+use crate::text::xml_escape as esc;
 
 /// At most this many months are drawn (the most recent).
 const MAX_MONTHS: usize = 36;
@@ -84,8 +85,4 @@ pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
         esc(&months[months.len() - 1].format("%Y-%m").to_string()),
     );
     svg
-}
-
-fn esc(s: &str) -> String {
-    quick_xml::escape::escape(s).into_owned()
 }

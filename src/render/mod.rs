@@ -1,7 +1,7 @@
 //! `matome build`: the archive rendered into a static site.
 //!
-//! Owns the output folder: which files it holds ([`pages::plan`]), rendering them with the theme
-//! ([`theme`]), and the incremental bookkeeping. A build remembers each output file's
+//! Owns the output folder: which files it holds ([`plan::plan`]), rendering them with the theme
+//! ([`theme`]) through the page kinds' views ([`views`]), and the incremental bookkeeping. A build remembers each output file's
 //! fingerprint in `.matome/build/` (keyed by the output folder); the next build renders only
 //! files whose fingerprint changed or that are missing, writes only files whose bytes changed
 //! (so unchanged files keep their modification time), and deletes files the site no longer
@@ -10,16 +10,23 @@
 //! that does not verify means a full build), and a path read from it is deleted only when it
 //! stays inside the output folder (`confined`). It reads content/ through
 //! [`crate::content::archive`] and never writes there.
+//!
+//! All of the build's IO is here: the archive, the fetch state and each page's snapshot files
+//! are read in this file and passed to the pure parts ([`site`], [`plan`], [`views`]).
 
 pub mod chart;
 pub mod overrides;
-pub mod pages;
+pub mod page;
+pub mod plan;
 mod rising;
 pub mod safety;
+pub mod site;
 pub mod strings;
 pub mod theme;
+pub mod views;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -32,8 +39,10 @@ use crate::content::archive::Archive;
 use crate::fetch::state::FetchState;
 use crate::fsutil;
 use crate::search::static_index::{self, MonthShard, StaticDoc};
-use pages::{Page, Site};
+use page::{Kind, Page};
+use site::Site;
 use theme::{Filters, Theme};
+use views::Snapshots;
 
 /// The default output folder at the site root.
 pub const OUTPUT_DIR: &str = "public";
@@ -305,6 +314,32 @@ fn shard_is_whole(dir: &Path, month: &str, shard: &MonthShard) -> bool {
         })
 }
 
+/// The snapshot files page `kind` shows ([`views::reads`]), read. The Atom feeds share theirs
+/// (every category's feed shows the latest hours' files).
+fn read_snapshots(site: &Site, kind: &Kind, shared: &Mutex<Snapshots>) -> Result<Snapshots> {
+    let mut out = Snapshots::default();
+    for d in views::reads(site, kind) {
+        if out.contains_key(&d) {
+            continue;
+        }
+        let cached = matches!(kind, Kind::Atom(_))
+            .then(|| shared.lock().unwrap().get(&d).cloned())
+            .flatten();
+        let s = match cached {
+            Some(s) => s,
+            None => {
+                let s = Arc::new(site.archive.snapshot(d)?);
+                if matches!(kind, Kind::Atom(_)) {
+                    shared.lock().unwrap().insert(d, s.clone());
+                }
+                s
+            }
+        };
+        out.insert(d, s);
+    }
+    Ok(out)
+}
+
 /// The base URL the last build into `output` used, if it is known.
 pub fn last_base_url(root: &Path, output: &Path) -> Option<String> {
     let output = output.canonicalize().ok()?;
@@ -315,11 +350,10 @@ pub fn last_base_url(root: &Path, output: &Path) -> Option<String> {
 /// Checks and normalises a base URL: absolute http(s), ending in `/`.
 pub fn normalize_base_url(s: &str) -> Result<String> {
     let s = s.trim();
-    match url::Url::parse(s) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
-        _ => bail!(
+    if crate::text::http_url(s).is_none() {
+        bail!(
             "base URL must be an absolute http(s) URL such as https://USER.github.io/REPO/, not {s:?}"
-        ),
+        );
     }
     Ok(if s.ends_with('/') {
         s.to_string()
@@ -358,9 +392,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let search = crate::search::index::update(root, &config, &archive)?;
     let filters = Filters {
         base_url: base_url.clone(),
-        base_path: url::Url::parse(&base_url)
-            .map(|u| u.path().to_string())
-            .unwrap_or_else(|_| "/".into()),
+        base_path: site::base_path(&base_url),
         timezone: config.timezone,
     };
     let theme = Theme::load(root, &config.theme, filters)?;
@@ -370,15 +402,17 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         .for_each(|w| eprintln!("warning: {w}"));
     // The feed-health page changes with the fetch state (read once; a missing file is empty, an
     // unreadable one is empty with the reason shown on the page).
-    let state = FetchState::load_for_health(root);
-    let mut state_bytes = serde_json::to_vec(&state)?;
-    state_bytes.extend_from_slice(state.load_error.as_deref().unwrap_or("").as_bytes());
+    let health = FetchState::load_for_health(root);
+    let mut state_bytes = serde_json::to_vec(&health)?;
+    state_bytes.extend_from_slice(health.load_error.as_deref().unwrap_or("").as_bytes());
     let state_hash = fsutil::fnv1a(&state_bytes);
-    let health = Some((state, state_hash));
     let t_load = started.elapsed();
-    let site = Site::new(&config, &archive, base_url.clone(), health);
-    let mut plan = pages::plan(&site);
-    pages::check_unique_paths(&site, &plan)?;
+    let site = Site::new(&config, &archive, base_url.clone());
+    let plan::Plan {
+        pages: mut plan,
+        sitemap,
+    } = plan::plan(&site, state_hash);
+    plan::check_unique_paths(&site, &plan)?;
     let t_plan = started.elapsed();
 
     // Everything every page depends on besides its own inputs.
@@ -387,7 +421,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         g.extend_from_slice(&theme.fingerprint.to_le_bytes());
         g.extend_from_slice(&config_text);
         // Names given long slugs (their URLs depend on other names): rare, and then a full build.
-        let collisions = site.slug_collisions();
+        let collisions = plan::slug_collisions(&site);
         if collisions != 0 {
             g.extend_from_slice(&collisions.to_le_bytes());
         }
@@ -406,11 +440,14 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         .collect();
 
     // The pages and the static search index (the months that changed) at the same time.
+    let ctx = views::Ctx::new(&site, &theme, &health, &sitemap);
+    let feed_snapshots = Mutex::new(Snapshots::default());
     let (results, static_search) = rayon::join(
         || -> Vec<(String, Result<bool>)> {
             todo.par_iter()
                 .map(|p| {
-                    let r = pages::render(&site, &theme, p)
+                    let r = read_snapshots(&site, &p.kind, &feed_snapshots)
+                        .and_then(|snapshots| views::render(&ctx, p, &snapshots))
                         .and_then(|bytes| fsutil::write_if_changed(&output.join(&p.path), &bytes))
                         .with_context(|| format!("page {}", p.path));
                     (p.path.clone(), r)

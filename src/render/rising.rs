@@ -2,34 +2,34 @@
 //! [`crate::trends::burst`]), the day's word clouds ([`crate::trends::cloud`]), and the trends
 //! page. Counting is per digest (an hour) and per day in the site's zone; the baseline of a
 //! period is the periods before it, so a page's rising words never change once later hours
-//! arrive (their fingerprints cover exactly that window: see [`super::pages::plan`]).
+//! arrive (their fingerprints cover exactly that window: see [`super::views`]).
 
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::pages::{Link, Site, Tax};
+use super::site::{Link, Site, Tax};
 use crate::trends::burst::{BurstSettings, rising, sparkline_svg};
 use crate::trends::cloud::{CloudOptions, CloudWord, word_cloud_svg};
 
 /// One period's keyword counts: (keyword, count) sorted by keyword, and the total.
-pub(super) type Period = Arc<(Vec<(u32, u32)>, u32)>;
+pub(crate) type Period = Arc<(Vec<(u32, u32)>, u32)>;
 
 /// Keyword counts per period (hours or days), computed when a page first asks for a period and
 /// kept: an hourly build renders a handful of pages and needs only their baselines.
 #[derive(Default)]
-pub(super) struct Counts {
+pub(crate) struct Counts {
     days: bool,
     cache: Mutex<FxHashMap<usize, Period>>,
 }
 
 impl Counts {
-    pub(super) fn hours() -> Counts {
+    pub(crate) fn hours() -> Counts {
         Counts::default()
     }
 
-    pub(super) fn days() -> Counts {
+    pub(crate) fn days() -> Counts {
         Counts {
             days: true,
             ..Counts::default()
@@ -84,7 +84,7 @@ pub struct RisingView {
 }
 
 /// The rising words of period `p` (baseline: the `window` periods before it).
-pub(super) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec<RisingView> {
+pub(crate) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec<RisingView> {
     let t = &site.config.trends;
     let s = BurstSettings {
         window,
@@ -117,12 +117,12 @@ pub(super) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec
 }
 
 fn is_japanese(word: &str) -> bool {
-    word.chars().any(crate::search::static_index::is_cjk)
+    word.chars().any(crate::text::is_cjk)
 }
 
 /// A day's two word clouds (Japanese words, other words) as inline SVG; empty when the day has
 /// no such words.
-pub(super) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
+pub(crate) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
     let names = &site.archive.keywords.names;
     let mut words: Vec<(u32, u32)> = c.period(site, day).0.clone();
     words.sort_by(|a, b| {

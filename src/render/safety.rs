@@ -12,12 +12,7 @@ use crate::fsutil;
 
 /// The link as an http(s) URL, or `None` (javascript:, data:, vbscript:, relative, garbage).
 pub fn safe_link(link: &str) -> Option<String> {
-    let link = link.trim();
-    let url = url::Url::parse(link).ok()?;
-    match url.scheme() {
-        "http" | "https" if url.host().is_some() => Some(url.to_string()),
-        _ => None,
-    }
+    crate::text::http_url(link.trim()).map(|u| u.to_string())
 }
 
 /// A path segment for a name (category, site, keyword): letters and digits of any script are

@@ -141,7 +141,7 @@ impl Theme {
         tera.autoescape_on(vec![".html", ".xml"]);
         // The five characters that matter in HTML text and quoted attributes; tera's default
         // also writes every `/` of every URL as `&#x2F;`.
-        tera.set_escape_fn(escape);
+        tera.set_escape_fn(crate::text::xml_escape);
         register_filters(&mut tera, filters);
         // Parse one by one first so an error names the file it is in.
         for (name, (text, origin)) in &sources {
@@ -223,20 +223,6 @@ fn check_overrides(
         search_js.map(|i| &list[i]),
     )?);
     Ok(warnings)
-}
-
-/// Escapes text for HTML and XML output, dropping the characters XML 1.0 does not allow (NUL
-/// and the other C0 controls but tab and line breaks, U+FFFE, U+FFFF) and the C1 controls, so
-/// no name or title, from a feed or a hand-edited file, makes atom.xml or a sitemap ill-formed.
-fn escape(s: &str) -> String {
-    let invalid = |c: char| {
-        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
-    };
-    if s.contains(invalid) {
-        let clean: String = s.chars().filter(|&c| !invalid(c)).collect();
-        return quick_xml::escape::escape(clean.as_str()).into_owned();
-    }
-    quick_xml::escape::escape(s).into_owned()
 }
 
 /// Tera's errors hide the useful part (the line, the missing variable) in their sources.

@@ -55,6 +55,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::fsutil;
+use crate::text::is_cjk;
 
 /// Bumped when a file's layout changes; the page refuses a manifest of another format.
 pub const FORMAT: u32 = 1;
@@ -122,24 +123,6 @@ pub fn normalize(text: &str) -> String {
         return text.to_ascii_lowercase();
     }
     text.nfkc().collect::<String>().to_lowercase()
-}
-
-/// Characters indexed by bigrams: kanji, kana (with ー, 々, 〆, 〇) and hangul. The page has the
-/// same ranges.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3005..=0x3007
-        | 0x3041..=0x309f
-        | 0x30a1..=0x30fa
-        | 0x30fc..=0x30ff
-        | 0x31f0..=0x31ff
-        | 0x3400..=0x4dbf
-        | 0x4e00..=0x9fff
-        | 0xf900..=0xfaff
-        | 0x20000..=0x3ffff
-        | 0x1100..=0x11ff
-        | 0x3131..=0x318e
-        | 0xac00..=0xd7a3)
 }
 
 /// Characters of words: letters and digits that are not CJK (`\p{Alphabetic}` or `\p{N}` in the

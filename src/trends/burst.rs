@@ -144,7 +144,7 @@ pub fn sparkline_svg(values: &[u32], label: &str) -> String {
         }
     };
     let y = |v: u32| H - PAD - (H - 2.0 * PAD) * f64::from(v) / max;
-    let label = quick_xml::escape::escape(label);
+    let label = crate::text::xml_escape(label);
     let mut svg = String::new();
     let _ = write!(
         svg,
@@ -279,6 +279,23 @@ mod tests {
             burst_score(&[1, 9], &[7, 7, 100, 100], &s),
             burst_score(&[1, 9], &[100, 100], &s)
         );
+    }
+
+    /// The sparkline's label is a keyword, which a hand-edited content file can give a control
+    /// character: the inline SVG must stay well-formed XML (the one escape, text::xml_escape).
+    #[test]
+    fn a_sparkline_label_with_control_characters_stays_well_formed() {
+        let svg = sparkline_svg(&[1, 2, 3], "a\u{1}<b>&\u{7f}");
+        assert!(!svg.contains(['\u{1}', '\u{7f}']), "{svg:?}");
+        assert!(svg.contains("a&lt;b&gt;&amp;"), "{svg}");
+        let mut reader = quick_xml::Reader::from_str(&svg);
+        loop {
+            match reader.read_event() {
+                Ok(quick_xml::events::Event::Eof) => break,
+                Ok(_) => {}
+                Err(e) => panic!("{e}: {svg}"),
+            }
+        }
     }
 
     #[test]

@@ -25,6 +25,8 @@
 
 use std::fmt::Write as _;
 
+use crate::text::xml_escape as esc;
+
 /// The least gap, in viewBox units, between two words' boxes.
 pub const PADDING: f64 = 2.0;
 /// A word's box height per em: room for ascenders, descenders and CJK glyphs whichever way a
@@ -388,20 +390,13 @@ fn safe_href(href: Option<&str>) -> Option<&str> {
         return None;
     }
     match href.find([':', '/', '?', '#']) {
-        Some(i) if href.as_bytes()[i] == b':' => {
-            let scheme = href[..i].to_ascii_lowercase();
-            (scheme == "http" || scheme == "https").then_some(href)
-        }
+        Some(i) if href.as_bytes()[i] == b':' => crate::text::http_url(href).map(|_| href),
         _ => Some(href),
     }
 }
 
 fn round1(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
-}
-
-fn esc(s: &str) -> String {
-    quick_xml::escape::escape(s).into_owned()
 }
 
 #[cfg(test)]
