@@ -94,6 +94,27 @@ enum Status {
     Unchanged,
 }
 
+impl Status {
+    /// `what` (a feed, a target) failing since `since`, due once that is at or before `due_by`.
+    fn failing(
+        what: String,
+        since: DateTime<FixedOffset>,
+        failures: u32,
+        last_error: Option<&str>,
+        due_by: DateTime<FixedOffset>,
+    ) -> Status {
+        Status::Open {
+            due: since <= due_by,
+            since,
+            message: format!(
+                "{what} has failed since {} ({failures} attempt(s) in a row): {}",
+                crate::content::rfc3339(&since),
+                last_error.unwrap_or("unknown error")
+            ),
+        }
+    }
+}
+
 /// One alert run.
 pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
     let config = Config::load(root)?;
@@ -145,17 +166,13 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
         let status = if let Some(url) = key.strip_prefix("feed:") {
             match fetch.feeds.get(url) {
                 Some(fs) if fs.consecutive_failures > 0 && configured.contains(url) => {
-                    let since = fs.last_success.or(old.map(|o| o.since)).unwrap_or(now);
-                    Status::Open {
-                        due: now - since >= threshold,
-                        since,
-                        message: format!(
-                            "feed {url} has failed since {} ({} attempt(s) in a row): {}",
-                            crate::content::rfc3339(&since),
-                            fs.consecutive_failures,
-                            fs.last_error.as_deref().unwrap_or("unknown error")
-                        ),
-                    }
+                    Status::failing(
+                        format!("feed {url}"),
+                        fs.last_success.or(old.map(|o| o.since)).unwrap_or(now),
+                        fs.consecutive_failures,
+                        fs.last_error.as_deref(),
+                        now - threshold,
+                    )
                 }
                 _ => Status::Solved,
             }
@@ -165,17 +182,13 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
                     if t.consecutive_failures > 0
                         && config.publish.iter().any(|p| p.name == name) =>
                 {
-                    let since = t.failing_since.or(old.map(|o| o.since)).unwrap_or(now);
-                    Status::Open {
-                        due: now - since >= threshold,
-                        since,
-                        message: format!(
-                            "publishing to {name} has failed since {} ({} attempt(s) in a row): {}",
-                            crate::content::rfc3339(&since),
-                            t.consecutive_failures,
-                            t.last_error.as_deref().unwrap_or("unknown error")
-                        ),
-                    }
+                    Status::failing(
+                        format!("publishing to {name}"),
+                        t.failing_since.or(old.map(|o| o.since)).unwrap_or(now),
+                        t.consecutive_failures,
+                        t.last_error.as_deref(),
+                        now - threshold,
+                    )
                 }
                 _ => Status::Solved,
             }
