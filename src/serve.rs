@@ -90,7 +90,7 @@ pub fn serve(root: &Path, opts: ServeOptions) -> Result<()> {
 
 async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
     let config = Config::load(&root)?;
-    let base_path = base_path_of(&config.base_url);
+    let base_path = crate::render::site::base_path(&config.base_url);
     let addr = SocketAddr::new(opts.bind, opts.port);
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         if e.kind() == std::io::ErrorKind::AddrInUse {
@@ -171,7 +171,7 @@ fn rebuild(shared: &Shared) {
             );
             let config = Config::load(&shared.root);
             if let Ok(c) = &config {
-                reroot(shared, &base_path_of(&c.base_url));
+                reroot(shared, &crate::render::site::base_path(&c.base_url));
             }
             *shared.error.write().unwrap() = None;
             let local_url = shared.paths().local_url;
@@ -208,13 +208,6 @@ fn reroot(shared: &Shared, base_path: &str) {
         paths.local_url
     );
     paths.moved_from = Some(old);
-}
-
-/// `/` or `/REPO/`: the path of a base URL.
-fn base_path_of(base_url: &str) -> String {
-    url::Url::parse(base_url)
-        .map(|u| u.path().to_string())
-        .unwrap_or_else(|_| "/".into())
 }
 
 /// The inputs a change to which rebuilds the site (never the output folder or the caches).
