@@ -188,6 +188,17 @@ impl SiteLock {
         }
         Ok(SiteLock { _file: file, path })
     }
+
+    /// Takes the lock like [`SiteLock::acquire`], telling the user on stderr (once, naming the
+    /// lock file) when another matome run holds it: what every command that writes the site does.
+    pub fn acquire_or_wait(root: &Path) -> Result<SiteLock> {
+        SiteLock::acquire(root, |p| {
+            eprintln!(
+                "waiting for another matome run to finish (lock {})",
+                p.display()
+            )
+        })
+    }
 }
 
 #[cfg(test)]

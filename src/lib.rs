@@ -18,6 +18,7 @@ pub mod fsutil;
 pub mod import;
 pub mod init;
 pub mod publish;
+pub mod reanalyze;
 pub mod render;
 pub mod search;
 pub mod serve;

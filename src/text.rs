@@ -299,6 +299,16 @@ fn find_cached(
 
 /// Counts the bytes the scanner examines (test builds only), so tests can assert on work, not
 /// on wall time.
+/// 1-based line of a byte offset in `text` (clamped to its end): how config and content errors
+/// name the line.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
 #[cfg(test)]
 fn work(n: usize) {
     WORK.with(|w| w.set(w.get() + n as u64));

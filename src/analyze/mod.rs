@@ -1,10 +1,13 @@
 //! Text analysis of archived items: 頻出ワード (keywords) and summaries.
 //!
-//! Owns the one analyser every word-consumer shares — 頻出ワード here, the search index and the
-//! static search later — so that a word shown on a page is a word search finds. Japanese goes
-//! through lindera with IPADIC (compiled from Debian's mecab-ipadic by build.rs and embedded);
-//! Latin-script words are case-folded, filtered by a stop list and stemmed for matching.
-//! Knows nothing about HTTP or files beyond the document-frequency cache in [`df`].
+//! Owns the one analyser that 頻出ワード, the summaries' sentence similarity and the tantivy
+//! index ([`Analyzer::search_tokens`]) share, so that a word shown on a page is a word search
+//! finds. (The static search of the search page has its own tokeniser, CJK bigrams and English
+//! stems, in `search::static_index` and `search.js`.) Japanese goes through lindera with IPADIC
+//! (compiled from Debian's mecab-ipadic by build.rs and embedded); Latin-script words are
+//! case-folded, filtered by a stop list and stemmed for matching. Knows nothing about HTTP or
+//! files beyond the document-frequency cache in [`df`]; rewriting snapshot files with fresh
+//! analyses is the `matome analyze` command's ([`crate::reanalyze`]).
 
 pub mod df;
 mod rank;
@@ -22,6 +25,7 @@ use unicode_normalization::UnicodeNormalization;
 pub use df::DocFreq;
 pub use summary::sentences;
 
+use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
@@ -183,12 +187,14 @@ impl Analyzer {
         })
     }
 
-    /// A fingerprint of what decides the analyser's output (version and stop lists).
+    /// A fingerprint of what decides the analyser's output (version and stop lists). Saved in
+    /// the caches (`df.tsv`, the search index), so it is a fixed hash ([`crate::fsutil::fnv1a`]),
+    /// the same under every Rust release.
     pub fn fingerprint(&self) -> String {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (ANALYZER_VERSION, STOP_JA, STOP_EN).hash(&mut h);
-        format!("v{ANALYZER_VERSION}-{:016x}", h.finish())
+        format!(
+            "v{ANALYZER_VERSION}-{:016x}",
+            fingerprint_hash(STOP_JA, STOP_EN)
+        )
     }
 
     fn tokens<'a>(&self, text: &'a str) -> Vec<Tok<'a>> {
@@ -564,7 +570,7 @@ impl Analyzer {
         let weak = verb || (!proper && (lower.ends_with("ed") || lower.ends_with("ing")));
         out.push(Term {
             key: self.stem(&lower).into(),
-            written: Some(english_display(word)),
+            written: Some(word.to_string()),
             phrase: false,
             weak,
             proper,
@@ -607,7 +613,7 @@ impl Analyzer {
                 || inner_capital(words[0])
                 || (words.len() > 2 && !title_case));
         let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
-        let written: Vec<String> = words.iter().map(|w| english_display(w)).collect();
+        let written: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         out.push(Term {
             key: key.join(" ").into(),
             written: Some(written.join(" ")),
@@ -1008,16 +1014,22 @@ fn has_upper(s: &str) -> bool {
     })
 }
 
+/// The hash behind [`Analyzer::fingerprint`]: FNV-1a over the version and each stop list, each
+/// list preceded by its length so that moving a word from one list to the other changes it.
+fn fingerprint_hash(stop_ja: &str, stop_en: &str) -> u64 {
+    let mut bytes = Vec::with_capacity(stop_ja.len() + stop_en.len() + 20);
+    bytes.extend_from_slice(&ANALYZER_VERSION.to_le_bytes());
+    for list in [stop_ja, stop_en] {
+        bytes.extend_from_slice(&(list.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(list.as_bytes());
+    }
+    crate::fsutil::fnv1a(&bytes)
+}
+
 /// A term key's 64-bit FNV-1a hash: how document frequencies and sentence vectors store keys.
 /// Fixed here (not a library's hasher) because cached frequencies outlive the process.
 pub fn term_hash(key: &str) -> u64 {
     crate::fsutil::fnv1a(key.as_bytes())
-}
-
-/// The readable form of an English word: as written (AWS, GitHub, Copilot); matching uses the
-/// case-folded, stemmed key, and the most frequent written form of a key is the one shown.
-fn english_display(word: &str) -> String {
-    word.to_string()
 }
 
 const KINDS: [Kind; 5] = [
@@ -1067,27 +1079,6 @@ pub struct SearchToken {
     /// Byte range in the prepared text.
     pub start: usize,
     pub end: usize,
-}
-
-/// Settings of the analysis (`[analyze]` in matome.toml).
-#[derive(Debug, Clone, PartialEq)]
-pub struct AnalyzeSettings {
-    /// 頻出ワード per item.
-    pub keywords: usize,
-    /// Characters of the summary.
-    pub summary_chars: usize,
-    /// Sentences of the summary at most.
-    pub summary_sentences: usize,
-}
-
-impl Default for AnalyzeSettings {
-    fn default() -> Self {
-        AnalyzeSettings {
-            keywords: 3,
-            summary_chars: 200,
-            summary_sentences: 3,
-        }
-    }
 }
 
 /// Fills in the keywords and summary of `items` against `df` (which must already count them).
@@ -1154,6 +1145,26 @@ fn annotation(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fingerprint_is_the_same_under_every_rust_release() {
+        // The value is FNV-1a over (version 2, the lists with their lengths), computed outside
+        // Rust: a standard-library hasher would change it with a toolchain upgrade and rebuild
+        // every cached df.tsv and search index.
+        assert_eq!(
+            ANALYZER_VERSION, 2,
+            "bump this test's value with the version"
+        );
+        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0xa928_854e_ca40_4299);
+        // Moving a word between the lists changes it.
+        assert_ne!(
+            fingerprint_hash("これ\nthe\n", ""),
+            fingerprint_hash("これ\n", "the\n")
+        );
+        let f = Analyzer::get().fingerprint();
+        assert_eq!(f, format!("v2-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
+        assert_eq!(f, Analyzer::get().fingerprint());
+    }
 
     fn item(category: &str, site: &str, title: &str, text: &str) -> Item {
         Item {
@@ -1365,58 +1376,4 @@ mod tests {
         );
         assert_eq!(a.summary(&none, &[], &DocFreq::default(), 100, 3), "");
     }
-}
-
-/// What `matome analyze` did.
-#[derive(Debug, Default, PartialEq)]
-pub struct AnalyzeReport {
-    pub items: usize,
-    pub analysed: usize,
-    pub files_rewritten: usize,
-}
-
-/// `matome analyze [--all]`: recomputes the keywords and summaries of archived items (those
-/// without keywords, or every item with `all`) against the whole archive, rewriting only the
-/// files that change, atomically, with everything else in them untouched.
-pub fn reanalyze(root: &std::path::Path, all: bool) -> anyhow::Result<AnalyzeReport> {
-    let config = crate::config::Config::load(root)?;
-    let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
-        eprintln!(
-            "waiting for another matome run to finish (lock {})",
-            p.display()
-        )
-    })?;
-    let mut snapshots = crate::content::load_all(root)?;
-    let items: Vec<&Item> = snapshots.iter().flat_map(|(_, s)| s.items.iter()).collect();
-    let df = DocFreq::from_items(&items);
-    let mut report = AnalyzeReport {
-        items: items.len(),
-        ..Default::default()
-    };
-    for (path, snapshot) in &mut snapshots {
-        let before = snapshot.items.clone();
-        let mut todo: Vec<Item> = snapshot
-            .items
-            .iter()
-            .filter(|i| all || i.keywords.is_empty())
-            .cloned()
-            .collect();
-        if todo.is_empty() {
-            continue;
-        }
-        report.analysed += todo.len();
-        annotate(&mut todo, &df, &config.analyze);
-        let mut fresh = todo.into_iter();
-        for item in snapshot.items.iter_mut() {
-            if all || item.keywords.is_empty() {
-                *item = fresh.next().expect("one analysed item per selected item");
-            }
-        }
-        if snapshot.items != before {
-            snapshot.write(path)?;
-            report.files_rewritten += 1;
-        }
-    }
-    df.save(root)?;
-    Ok(report)
 }

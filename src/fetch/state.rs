@@ -5,7 +5,6 @@
 //! Retry-After). It is committed with content/ so a stateless CI runner keeps it.
 
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -201,9 +200,11 @@ pub fn backoff_delay(url: &str, failures: u32, base: Duration, max: Duration) ->
     }
     let exp = (failures - 2).min(20);
     let raw = base.saturating_mul(1u32 << exp).min(max);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (url, failures).hash(&mut h);
-    let jitter = 0.75 + (h.finish() % 1000) as f64 / 2000.0;
+    // A fixed hash (not the standard library's, which may change between Rust releases): the
+    // retry time it decides is saved in fetch-state.json.
+    let mut key = url.as_bytes().to_vec();
+    key.extend_from_slice(&failures.to_le_bytes());
+    let jitter = 0.75 + (fsutil::fnv1a(&key) % 1000) as f64 / 2000.0;
     raw.mul_f64(jitter).min(max)
 }
 

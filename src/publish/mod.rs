@@ -374,9 +374,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
         .now
         .unwrap_or_else(|| chrono::Utc::now().fixed_offset());
     let templates = Templates::load(root, &config.theme)?;
-    let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
-        eprintln!("waiting for another matome run to finish ({})", p.display())
-    })?;
+    let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)?;
     let mut state = PublishState::load(root)?;
     let files = digest_files(root, config.timezone)?;
     let newest = files.last().map(|f| f.hour);

@@ -31,7 +31,7 @@ pub const DEFAULT_HANG: Duration = Duration::from_secs(120);
 pub const ENDLESS_MAX: Duration = Duration::from_secs(600);
 /// Inflated size of [`Response::gzip_bomb`]: 512 MiB. (Deflate tops out at
 /// ~1032:1, so a 1 GiB bomb would be ~1.06 MB on the wire — more than the
-/// default `max_body_bytes` of 1 MiB, making a size-limit test ambiguous.
+/// 1 MiB `max_body_bytes` the size-limit tests set, making such a test ambiguous.
 /// At 512 MiB the wire size is ~530 KB, comfortably below it.)
 pub const GZIP_BOMB_SIZE: u64 = 512 << 20;
 
