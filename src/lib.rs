@@ -17,6 +17,7 @@ pub mod fetch;
 pub mod fsutil;
 pub mod import;
 pub mod init;
+pub mod layout;
 pub mod publish;
 pub mod reanalyze;
 pub mod render;

@@ -13,9 +13,8 @@ use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
 use crate::fsutil;
+use crate::layout::FETCH_STATE_FILE;
 
-/// The state file's name at the site root.
-pub const STATE_FILE: &str = "fetch-state.json";
 const VERSION: u32 = 1;
 
 /// Everything matome remembers between fetch runs.
@@ -57,7 +56,7 @@ pub struct FeedState {
 
 impl FetchState {
     pub fn path(root: &Path) -> PathBuf {
-        root.join(STATE_FILE)
+        crate::layout::fetch_state(root)
     }
 
     /// Reads the state; a missing file is an empty state.
@@ -100,7 +99,7 @@ impl FetchState {
             return Err(err); // unreadable for another reason (permissions, a folder): say so
         }
         let backup = root.join(format!(
-            "{STATE_FILE}.bad-{}",
+            "{FETCH_STATE_FILE}.bad-{}",
             now.to_utc().format("%Y%m%dT%H%M%SZ")
         ));
         std::fs::copy(&path, &backup).with_context(|| {
@@ -299,10 +298,14 @@ mod tests {
     fn a_corrupt_state_is_kept_aside_and_the_run_starts_fresh() {
         let dir = tempfile::tempdir().unwrap();
         let now = t("2021-07-20T08:00:00+09:00");
-        std::fs::write(dir.path().join(STATE_FILE), "{\"version\": 1, \"feeds\": {").unwrap();
+        std::fs::write(
+            dir.path().join(FETCH_STATE_FILE),
+            "{\"version\": 1, \"feeds\": {",
+        )
+        .unwrap();
         let health = FetchState::load_for_health(dir.path());
         assert!(health.feeds.is_empty());
-        assert!(health.load_error.unwrap().contains(STATE_FILE));
+        assert!(health.load_error.unwrap().contains(FETCH_STATE_FILE));
         let (st, note) = FetchState::load_or_recover(dir.path(), now).unwrap();
         assert!(st.feeds.is_empty());
         let note = note.unwrap();

@@ -49,7 +49,7 @@ pub const MAX_LIMIT: usize = 10_000;
 
 /// The index folder of the site at `root`.
 pub fn index_dir(root: &Path) -> PathBuf {
-    root.join(".matome").join("search")
+    crate::layout::search_index_dir(root)
 }
 
 /// The tokenizer adapter: text (already [`prepare`]d) → the analyser's search tokens.
@@ -152,7 +152,7 @@ struct IndexState {
 }
 
 fn state_path(root: &Path) -> PathBuf {
-    index_dir(root).join("files.json")
+    crate::layout::search_files(root)
 }
 
 /// What an index update did.
@@ -195,7 +195,7 @@ fn verify(index: &Index, checksums: bool) -> Result<()> {
 /// missing, of another schema or analyser, or does not verify (a damaged index is reported
 /// on stderr, once, and rebuilt from content/ by [`update`]).
 fn open_or_create(root: &Path, checksums: bool) -> Result<(Index, IndexState, bool)> {
-    let dir = index_dir(root).join("tantivy");
+    let dir = crate::layout::tantivy_dir(root);
     let analyser = Analyzer::get().fingerprint();
     let state: Option<IndexState> = std::fs::read(state_path(root))
         .ok()
@@ -242,7 +242,7 @@ fn wipe(root: &Path) -> Result<()> {
             return Err(e).with_context(|| format!("removing {}", state_path(root).display()));
         }
     }
-    let _ = std::fs::remove_dir_all(index_dir(root).join("tantivy"));
+    let _ = std::fs::remove_dir_all(crate::layout::tantivy_dir(root));
     Ok(())
 }
 
