@@ -84,6 +84,18 @@ impl Request {
             .map(|(_, v)| v.clone())
     }
 
+    /// Whether a header with this name was sent (case-insensitive); `benches/fetch.rs` counts
+    /// conditional requests with it.
+    #[allow(
+        dead_code,
+        reason = "used by benches/fetch.rs, which includes this file"
+    )]
+    pub fn has_header(&self, name: &str) -> bool {
+        self.headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case(name))
+    }
+
     /// Query string without the `?`, if any.
     pub fn query(&self) -> Option<&str> {
         self.target.split_once('?').map(|(_, q)| q)
