@@ -19,8 +19,8 @@ use chrono::{DateTime, FixedOffset};
 use serde_json::json;
 
 use crate::config::Config;
+use crate::config::publish::{AlertSettings, EmailSettings};
 use crate::fetch::state::FetchState;
-use crate::publish::settings::{AlertSettings, EmailSettings};
 use crate::publish::state::{AlertState, PublishState};
 use crate::publish::targets::JsonBody;
 

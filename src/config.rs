@@ -13,6 +13,8 @@ use toml::Spanned;
 
 use crate::text::line_of;
 
+pub mod publish;
+
 /// The config file's name at the site root.
 pub const CONFIG_FILE: &str = "matome.toml";
 
@@ -38,9 +40,9 @@ pub struct Config {
     pub trends: TrendSettings,
     pub feeds: Vec<FeedConfig>,
     /// `[[publish]]`: where `matome publish` posts new digests (see [`crate::publish`]).
-    pub publish: Vec<crate::publish::settings::PublishTarget>,
+    pub publish: Vec<publish::PublishTarget>,
     /// `[alerts]`: where `matome alert` (and `matome publish`) report problems.
-    pub alerts: Option<crate::publish::settings::AlertSettings>,
+    pub alerts: Option<publish::AlertSettings>,
 }
 
 /// `[trends]`: rising words (急上昇ワード) and the daily word clouds.
@@ -216,9 +218,9 @@ struct RawConfig {
     #[serde(default)]
     feeds: Vec<RawFeed>,
     #[serde(default)]
-    publish: Vec<crate::publish::settings::RawPublish>,
+    publish: Vec<publish::RawPublish>,
     #[serde(default)]
-    alerts: Option<crate::publish::settings::RawAlerts>,
+    alerts: Option<publish::RawAlerts>,
 }
 
 /// A whole-number setting as written (any TOML number: the range and wholeness are checked
@@ -527,8 +529,8 @@ impl Config {
             });
         }
 
-        let publish = crate::publish::settings::publish_targets(raw.publish, &at)?;
-        let alerts = crate::publish::settings::alert_settings(raw.alerts, name, &at)?;
+        let publish = publish::publish_targets(raw.publish, &at)?;
+        let alerts = publish::alert_settings(raw.alerts, name, &at)?;
 
         Ok(Config {
             title: raw.title,

@@ -22,7 +22,6 @@
 //! with a growing back-off; the run carries on with the other targets and `matome publish`
 //! still exits 0 (1 with `--strict`), so it never fails the fetch, build or deploy.
 
-pub mod settings;
 pub mod state;
 pub mod targets;
 pub mod text;
