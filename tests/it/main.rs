@@ -9,6 +9,7 @@ mod deadline;
 mod fetch;
 mod import;
 mod init_check;
+mod module_graph;
 mod publish;
 mod quality;
 mod recovered_feeds;
