@@ -19,8 +19,8 @@ use chrono::{DateTime, FixedOffset};
 use serde_json::json;
 
 use crate::config::Config;
+use crate::config::publish::{AlertSettings, EmailSettings};
 use crate::fetch::state::FetchState;
-use crate::publish::settings::{AlertSettings, EmailSettings};
 use crate::publish::state::{AlertState, PublishState};
 use crate::publish::targets::JsonBody;
 
@@ -128,9 +128,7 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
     let now = opts
         .now
         .unwrap_or_else(|| chrono::Utc::now().fixed_offset());
-    let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
-        eprintln!("waiting for another matome run to finish ({})", p.display())
-    })?;
+    let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)?;
     let fetch = FetchState::load(root)?;
     let mut state = PublishState::load(root)?;
     let threshold = chrono::Duration::hours(i64::from(settings.feed_failing_hours));

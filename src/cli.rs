@@ -369,7 +369,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Analyze(args) => {
-            let r = crate::analyze::reanalyze(&cli.root, args.all)?;
+            let r = crate::reanalyze::reanalyze(&cli.root, args.all)?;
             println!(
                 "{} items in the archive: {} analysed, {} files rewritten",
                 r.items, r.analysed, r.files_rewritten
@@ -517,9 +517,7 @@ fn search(root: &std::path::Path, args: SearchArgs) -> Result<ExitCode> {
         by_date: args.sort == SortOrder::Date,
     };
     {
-        let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
-            eprintln!("waiting for another matome run to finish ({})", p.display())
-        })?;
+        let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)?;
         let archive = crate::content::archive::Archive::load(root)?;
         crate::search::index::update(root, &config, &archive)?;
     }

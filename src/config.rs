@@ -11,6 +11,10 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::text::line_of;
+
+pub mod publish;
+
 /// The config file's name at the site root.
 pub const CONFIG_FILE: &str = "matome.toml";
 
@@ -31,14 +35,14 @@ pub struct Config {
     pub timezone: chrono_tz::Tz,
     pub theme: String,
     pub fetch: FetchSettings,
-    pub analyze: crate::analyze::AnalyzeSettings,
+    pub analyze: AnalyzeSettings,
     pub build: BuildSettings,
     pub trends: TrendSettings,
     pub feeds: Vec<FeedConfig>,
     /// `[[publish]]`: where `matome publish` posts new digests (see [`crate::publish`]).
-    pub publish: Vec<crate::publish::settings::PublishTarget>,
+    pub publish: Vec<publish::PublishTarget>,
     /// `[alerts]`: where `matome alert` (and `matome publish`) report problems.
-    pub alerts: Option<crate::publish::settings::AlertSettings>,
+    pub alerts: Option<publish::AlertSettings>,
     /// `[deploy]`: where `matome deploy` publishes; `None` when the table is absent.
     pub deploy: Option<DeploySettings>,
 }
@@ -204,6 +208,27 @@ pub struct FetchSettings {
 /// installing matome on a cold cache, building, checking and uploading the site).
 pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// Settings of the analysis (`[analyze]` in matome.toml).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalyzeSettings {
+    /// 頻出ワード per item.
+    pub keywords: usize,
+    /// Characters of the summary.
+    pub summary_chars: usize,
+    /// Sentences of the summary at most.
+    pub summary_sentences: usize,
+}
+
+impl Default for AnalyzeSettings {
+    fn default() -> Self {
+        AnalyzeSettings {
+            keywords: 3,
+            summary_chars: 200,
+            summary_sentences: 3,
+        }
+    }
+}
+
 /// The largest `[fetch] run_timeout` accepted, in seconds: a day.
 pub const MAX_RUN_TIMEOUT_SECS: f64 = 86_400.0;
 
@@ -249,9 +274,9 @@ struct RawConfig {
     #[serde(default)]
     feeds: Vec<RawFeed>,
     #[serde(default)]
-    publish: Vec<crate::publish::settings::RawPublish>,
+    publish: Vec<publish::RawPublish>,
     #[serde(default)]
-    alerts: Option<crate::publish::settings::RawAlerts>,
+    alerts: Option<publish::RawAlerts>,
     deploy: Option<RawDeploy>,
 }
 
@@ -437,15 +462,6 @@ struct RawFeed {
     kind: Option<Spanned<String>>,
 }
 
-/// 1-based line of a byte offset in `text`.
-pub fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
 /// Checks that `url` is an absolute http(s) URL; the error says what is wrong.
 pub fn check_feed_url(url: &str) -> Result<(), String> {
     match url::Url::parse(url) {
@@ -498,8 +514,8 @@ impl Config {
 
         let fetch = Self::fetch_settings(raw.fetch, &at)?;
         let r = Ranges { at: &at };
-        let d = crate::analyze::AnalyzeSettings::default();
-        let analyze = crate::analyze::AnalyzeSettings {
+        let d = AnalyzeSettings::default();
+        let analyze = AnalyzeSettings {
             keywords: r.int(raw.analyze.keywords, "analyze.keywords", d.keywords)?,
             summary_chars: r.int(
                 raw.analyze.summary_chars,
@@ -582,8 +598,8 @@ impl Config {
             });
         }
 
-        let publish = crate::publish::settings::publish_targets(raw.publish, &at)?;
-        let alerts = crate::publish::settings::alert_settings(raw.alerts, name, &at)?;
+        let publish = publish::publish_targets(raw.publish, &at)?;
+        let alerts = publish::alert_settings(raw.alerts, name, &at)?;
         let deploy = raw
             .deploy
             .map(|d| Self::deploy_settings(d, &at))

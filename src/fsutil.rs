@@ -67,7 +67,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating folder {}", dir.display()))?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(".matome.")
+        .prefix(crate::layout::TEMP_PREFIX)
         .suffix(".tmp")
         .tempfile_in(dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
@@ -161,13 +161,10 @@ pub struct SiteLock {
     pub path: PathBuf,
 }
 
-/// The lock file's name at the site root.
-pub const LOCK_FILE: &str = ".matome.lock";
-
 impl SiteLock {
     /// Takes the lock, waiting for another run to finish; `on_wait` is called once if it has to.
     pub fn acquire(root: &Path, on_wait: impl FnOnce(&Path)) -> Result<SiteLock> {
-        let path = root.join(LOCK_FILE);
+        let path = crate::layout::lock_file(root);
         let file = File::options()
             .create(true)
             .truncate(false)
@@ -187,6 +184,17 @@ impl SiteLock {
             }
         }
         Ok(SiteLock { _file: file, path })
+    }
+
+    /// Takes the lock like [`SiteLock::acquire`], telling the user on stderr (once, naming the
+    /// lock file) when another matome run holds it: what every command that writes the site does.
+    pub fn acquire_or_wait(root: &Path) -> Result<SiteLock> {
+        SiteLock::acquire(root, |p| {
+            eprintln!(
+                "waiting for another matome run to finish (lock {})",
+                p.display()
+            )
+        })
     }
 }
 

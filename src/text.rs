@@ -112,6 +112,16 @@ pub fn html_to_text(html: &str) -> String {
     fold_whitespace(&out)
 }
 
+/// 1-based line of a byte offset in `text` (clamped to its end): how config and content errors
+/// name the line.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
 /// Decodes HTML entities in plain text (control characters dropped, nothing else changed).
 pub fn decode_entities(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

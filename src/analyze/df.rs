@@ -56,7 +56,7 @@ impl DocFreq {
     }
 
     pub fn path(root: &Path) -> PathBuf {
-        root.join(".matome").join("df.tsv")
+        crate::layout::df_cache(root)
     }
 
     /// The cached frequencies if they are current for an archive of `archived` items, else

@@ -292,7 +292,7 @@ impl Headline {
         };
         let mut capitals = 0;
         loop {
-            let (word, end) = super::latin_word(toks, j);
+            let (word, end) = super::tokens::latin_word(toks, j);
             let capital = word.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit());
             if capital {
                 capitals += 1;

@@ -153,7 +153,7 @@ impl Archive {
     /// the archive of all the others (a build still renders every other page).
     pub fn load_partial(root: &Path) -> Result<(Archive, Vec<BrokenFile>)> {
         let paths = snapshot_paths(root)?;
-        let cache_dir = root.join(".matome").join("archive");
+        let cache_dir = crate::layout::archive_cache_dir(root);
         // Group the files into month chunks by their path (content/YYYY/MM/…).
         let mut chunks: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
         for p in paths {

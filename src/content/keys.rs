@@ -113,7 +113,7 @@ struct FileKeys {
 }
 
 fn cache_path(root: &Path) -> PathBuf {
-    root.join(".matome").join("keys.json")
+    crate::layout::keys_cache(root)
 }
 
 fn load_cache(root: &Path) -> Cache {

@@ -172,7 +172,7 @@ impl Snapshot {
         }
         let Some((fm_end, body_start)) = fm_end else {
             return Err(err(
-                crate::config::line_of(text, text.len().saturating_sub(1)),
+                crate::text::line_of(text, text.len().saturating_sub(1)),
                 "the front matter never ends: did you forget the closing `+++`?".into(),
             ));
         };
@@ -180,7 +180,7 @@ impl Snapshot {
         let parsed: FrontMatter = toml::from_str(fm).map_err(|e| {
             let line = e
                 .span()
-                .map(|s| crate::config::line_of(text, fm_start + s.start))
+                .map(|s| crate::text::line_of(text, fm_start + s.start))
                 .unwrap_or(1);
             err(line, e.message().trim().to_string())
         })?;

@@ -251,9 +251,7 @@ pub fn deploy(root: &Path, opts: &DeployOptions) -> Result<DeployReport> {
         );
     }
     // A build rewrites the folder: deploy one that is complete, and keep builds out meanwhile.
-    let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
-        eprintln!("waiting for another matome run to finish ({})", p.display())
-    })?;
+    let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)?;
     let started = Instant::now();
     let local = scan(&output)?;
     let store = Arc::new(store(&settings)?);

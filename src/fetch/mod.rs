@@ -173,12 +173,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
             crate::config::config_path(root).display()
         );
     }
-    let _lock = SiteLock::acquire(root, |p| {
-        eprintln!(
-            "waiting for another matome run to finish (lock {})",
-            p.display()
-        )
-    })?;
+    let _lock = SiteLock::acquire_or_wait(root)?;
     let locked_at = std::time::SystemTime::now();
     // The run deadline counts from here: waiting for another run's lock is not this run's work.
     let started = std::time::Instant::now();

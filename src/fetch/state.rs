@@ -5,7 +5,6 @@
 //! Retry-After). It is committed with content/ so a stateless CI runner keeps it.
 
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -14,9 +13,8 @@ use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
 use crate::fsutil;
+use crate::layout::FETCH_STATE_FILE;
 
-/// The state file's name at the site root.
-pub const STATE_FILE: &str = "fetch-state.json";
 const VERSION: u32 = 1;
 
 /// Everything matome remembers between fetch runs.
@@ -58,7 +56,7 @@ pub struct FeedState {
 
 impl FetchState {
     pub fn path(root: &Path) -> PathBuf {
-        root.join(STATE_FILE)
+        crate::layout::fetch_state(root)
     }
 
     /// Reads the state; a missing file is an empty state.
@@ -101,7 +99,7 @@ impl FetchState {
             return Err(err); // unreadable for another reason (permissions, a folder): say so
         }
         let backup = root.join(format!(
-            "{STATE_FILE}.bad-{}",
+            "{FETCH_STATE_FILE}.bad-{}",
             now.to_utc().format("%Y%m%dT%H%M%SZ")
         ));
         std::fs::copy(&path, &backup).with_context(|| {
@@ -201,9 +199,11 @@ pub fn backoff_delay(url: &str, failures: u32, base: Duration, max: Duration) ->
     }
     let exp = (failures - 2).min(20);
     let raw = base.saturating_mul(1u32 << exp).min(max);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (url, failures).hash(&mut h);
-    let jitter = 0.75 + (h.finish() % 1000) as f64 / 2000.0;
+    // A fixed hash (not the standard library's, which may change between Rust releases): the
+    // retry time it decides is saved in fetch-state.json.
+    let mut key = url.as_bytes().to_vec();
+    key.extend_from_slice(&failures.to_le_bytes());
+    let jitter = 0.75 + (fsutil::fnv1a(&key) % 1000) as f64 / 2000.0;
     raw.mul_f64(jitter).min(max)
 }
 
@@ -298,10 +298,14 @@ mod tests {
     fn a_corrupt_state_is_kept_aside_and_the_run_starts_fresh() {
         let dir = tempfile::tempdir().unwrap();
         let now = t("2021-07-20T08:00:00+09:00");
-        std::fs::write(dir.path().join(STATE_FILE), "{\"version\": 1, \"feeds\": {").unwrap();
+        std::fs::write(
+            dir.path().join(FETCH_STATE_FILE),
+            "{\"version\": 1, \"feeds\": {",
+        )
+        .unwrap();
         let health = FetchState::load_for_health(dir.path());
         assert!(health.feeds.is_empty());
-        assert!(health.load_error.unwrap().contains(STATE_FILE));
+        assert!(health.load_error.unwrap().contains(FETCH_STATE_FILE));
         let (st, note) = FetchState::load_or_recover(dir.path(), now).unwrap();
         assert!(st.feeds.is_empty());
         let note = note.unwrap();

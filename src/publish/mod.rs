@@ -22,7 +22,6 @@
 //! with a growing back-off; the run carries on with the other targets and `matome publish`
 //! still exits 0 (1 with `--strict`), so it never fails the fetch, build or deploy.
 
-pub mod settings;
 pub mod state;
 pub mod targets;
 pub mod text;
@@ -374,9 +373,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
         .now
         .unwrap_or_else(|| chrono::Utc::now().fixed_offset());
     let templates = Templates::load(root, &config.theme)?;
-    let _lock = crate::fsutil::SiteLock::acquire(root, |p| {
-        eprintln!("waiting for another matome run to finish ({})", p.display())
-    })?;
+    let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)?;
     let mut state = PublishState::load(root)?;
     let files = digest_files(root, config.timezone)?;
     let newest = files.last().map(|f| f.hour);

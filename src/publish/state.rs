@@ -17,8 +17,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::fsutil;
 
-/// The state file's name at the site root.
-pub const STATE_FILE: &str = "publish-state.json";
 const VERSION: u32 = 1;
 
 /// Everything `matome publish` and `matome alert` remember between runs.
@@ -93,7 +91,7 @@ pub struct AlertState {
 
 impl PublishState {
     pub fn path(root: &Path) -> PathBuf {
-        root.join(STATE_FILE)
+        crate::layout::publish_state(root)
     }
 
     /// Reads the state; a missing file is an empty state.

@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::Post;
-use super::settings::{PublishKind, PublishTarget};
 use super::text::{self, Templates};
+use crate::config::publish::{PublishKind, PublishTarget};
 
 /// A JSON body (reqwest's `json` feature is not built; this is all of it that is needed).
 pub(crate) trait JsonBody {

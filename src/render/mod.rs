@@ -109,9 +109,7 @@ type SearchMonths = std::collections::BTreeMap<String, (u64, MonthShard)>;
 
 fn state_path(root: &Path, output: &Path) -> PathBuf {
     let key = fsutil::fnv1a(output.to_string_lossy().as_bytes());
-    root.join(".matome")
-        .join("build")
-        .join(format!("{key:016x}.bin"))
+    crate::layout::build_records_dir(root).join(format!("{key:016x}.bin"))
 }
 
 /// The last build's record, if it verifies: its checksum (a hash of the body, appended when it
@@ -193,10 +191,7 @@ fn write_static_search(
         }
         // The month's items in full (summaries are not in the archive cache), in archive order:
         // from the month's docs cache where a snapshot file is unchanged, parsed otherwise.
-        let cache_path = root
-            .join(".matome")
-            .join("search-docs")
-            .join(format!("{month}.bin"));
+        let cache_path = crate::layout::search_docs_dir(root).join(format!("{month}.bin"));
         let mut cache: rustc_hash::FxHashMap<u64, Vec<DocRow>> = std::fs::read(&cache_path)
             .ok()
             .and_then(|b| postcard::from_bytes::<Vec<(u64, Vec<DocRow>)>>(unsealed(&b)?).ok())
@@ -384,9 +379,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         bail!("the output folder cannot be the site root; use --output public");
     }
     // A fetch may be writing content/: build from a consistent archive.
-    let _lock = fsutil::SiteLock::acquire(root, |p| {
-        eprintln!("waiting for another matome run to finish ({})", p.display())
-    })?;
+    let _lock = fsutil::SiteLock::acquire_or_wait(root)?;
     // A file that does not parse is left out (and named at the end): every other page builds.
     let (archive, broken) = Archive::load_partial(root)?;
     let search = crate::search::index::update(root, &config, &archive)?;

@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 use crate::search::static_index::FORMAT;
 
 /// The record of ejected files, at the site root.
-pub const MANIFEST: &str = ".matome-ejected.toml";
+pub const MANIFEST: &str = crate::layout::EJECTED_RECORD;
 
 /// What `matome theme eject` recorded of one file, keyed by its path in the site
 /// (`templates/digest.html`, `static/style.css`).

@@ -49,7 +49,7 @@ pub const MAX_LIMIT: usize = 10_000;
 
 /// The index folder of the site at `root`.
 pub fn index_dir(root: &Path) -> PathBuf {
-    root.join(".matome").join("search")
+    crate::layout::search_index_dir(root)
 }
 
 /// The tokenizer adapter: text (already [`prepare`]d) → the analyser's search tokens.
@@ -152,7 +152,7 @@ struct IndexState {
 }
 
 fn state_path(root: &Path) -> PathBuf {
-    index_dir(root).join("files.json")
+    crate::layout::search_files(root)
 }
 
 /// What an index update did.
@@ -195,7 +195,7 @@ fn verify(index: &Index, checksums: bool) -> Result<()> {
 /// missing, of another schema or analyser, or does not verify (a damaged index is reported
 /// on stderr, once, and rebuilt from content/ by [`update`]).
 fn open_or_create(root: &Path, checksums: bool) -> Result<(Index, IndexState, bool)> {
-    let dir = index_dir(root).join("tantivy");
+    let dir = crate::layout::tantivy_dir(root);
     let analyser = Analyzer::get().fingerprint();
     let state: Option<IndexState> = std::fs::read(state_path(root))
         .ok()
@@ -242,7 +242,7 @@ fn wipe(root: &Path) -> Result<()> {
             return Err(e).with_context(|| format!("removing {}", state_path(root).display()));
         }
     }
-    let _ = std::fs::remove_dir_all(index_dir(root).join("tantivy"));
+    let _ = std::fs::remove_dir_all(crate::layout::tantivy_dir(root));
     Ok(())
 }
 
@@ -491,11 +491,6 @@ impl SiteSearcher {
         })
     }
 
-    /// Sees what the last [`update`] committed.
-    pub fn reload(&self) -> Result<()> {
-        Ok(self.reader.reload()?)
-    }
-
     /// The hits of a query, best (or newest) first.
     pub fn search(&self, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let f = self.fields;
@@ -641,11 +636,17 @@ fn marked(s: &tantivy::snippet::Snippet) -> String {
     out
 }
 
-/// The end of a `--until` date: a day (`YYYY-MM-DD`) includes itself (the next midnight); an
+/// The end of a `--until` date: a day (`YYYY-MM-DD`) includes itself (up to the next day's
+/// midnight in the site's zone, so a day with a daylight-saving change is 23 or 25 hours); an
 /// RFC 3339 time is taken as it is.
 pub fn parse_until(s: &str, tz: chrono_tz::Tz) -> Result<i64> {
-    let t = parse_date(s, tz)?;
-    Ok(if s.contains('T') { t } else { t + 86_400 })
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Ok(t.timestamp());
+    }
+    let next = parse_day(s)?
+        .succ_opt()
+        .ok_or_else(|| anyhow!("{s:?} is the last day a date can hold; give an earlier one"))?;
+    local_midnight(next, tz, s)
 }
 
 /// Parses a `--since`/`--until` date: `YYYY-MM-DD` (midnight in the site's zone) or RFC 3339.
@@ -653,8 +654,17 @@ pub fn parse_date(s: &str, tz: chrono_tz::Tz) -> Result<i64> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Ok(t.timestamp());
     }
-    let d = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .map_err(|_| anyhow!("{s:?} is not a date like 2021-07-20 (or an RFC 3339 time)"))?;
+    local_midnight(parse_day(s)?, tz, s)
+}
+
+/// A `YYYY-MM-DD` day; the error quotes `s`.
+fn parse_day(s: &str) -> Result<chrono::NaiveDate> {
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map_err(|_| anyhow!("{s:?} is not a date like 2021-07-20 (or an RFC 3339 time)"))
+}
+
+/// The start of day `d` in zone `tz` (the error quotes `s`, the date as given).
+fn local_midnight(d: chrono::NaiveDate, tz: chrono_tz::Tz, s: &str) -> Result<i64> {
     let t = tz
         .from_local_datetime(&d.and_hms_opt(0, 0, 0).expect("midnight"))
         .earliest()
@@ -711,5 +721,38 @@ mod tests {
                 .timestamp()
         );
         assert!(parse_date("July 20", tz).is_err());
+    }
+
+    fn utc(s: &str) -> i64 {
+        DateTime::parse_from_rfc3339(s).unwrap().timestamp()
+    }
+
+    #[test]
+    fn until_a_day_ends_at_the_next_local_midnight_on_dst_change_days() {
+        let ny = chrono_tz::America::New_York;
+        // 2024-03-10 is 23 hours long in New York (clocks spring forward), 2024-11-03 is 25.
+        assert_eq!(
+            parse_until("2024-03-10", ny).unwrap(),
+            utc("2024-03-11T04:00:00Z")
+        );
+        assert_eq!(
+            parse_until("2024-11-03", ny).unwrap(),
+            utc("2024-11-04T05:00:00Z")
+        );
+        let berlin = chrono_tz::Europe::Berlin;
+        assert_eq!(
+            parse_until("2024-03-31", berlin).unwrap(),
+            utc("2024-03-31T22:00:00Z")
+        );
+        // An ordinary day, and a time taken as it is.
+        assert_eq!(
+            parse_until("2021-07-20", chrono_tz::Asia::Tokyo).unwrap(),
+            utc("2021-07-20T15:00:00Z")
+        );
+        assert_eq!(
+            parse_until("2021-07-20T12:00:00+09:00", ny).unwrap(),
+            utc("2021-07-20T03:00:00Z")
+        );
+        assert!(parse_until("July 20", ny).is_err());
     }
 }

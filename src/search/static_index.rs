@@ -493,7 +493,7 @@ fn is_shard_file(name: &str) -> bool {
             .strip_prefix('c')
             .and_then(|s| s.strip_suffix(".json"))
             .is_some_and(|s| stem_ok(s, false))
-        || (name.starts_with(".matome.") && name.ends_with(".tmp"))
+        || (name.starts_with(crate::layout::TEMP_PREFIX) && name.ends_with(".tmp"))
 }
 
 /// Writes one month's shard into `dir` (= `OUTPUT/search`): `docs` in archive order (oldest

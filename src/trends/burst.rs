@@ -35,8 +35,8 @@ pub const OVERDISPERSION: f64 = 0.04;
 /// What counts as rising.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BurstSettings {
-    /// How many periods before the current one form the baseline: 7 for days, 24 × 7 for
-    /// hours.
+    /// How many periods before the current one form the baseline (the site's `[trends]`
+    /// `day_window` and `hour_window`: 7 days and 48 hours by default).
     pub window: usize,
     /// The least count in the current period.
     pub min_count: u32,

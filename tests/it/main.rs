@@ -10,6 +10,7 @@ mod deploy;
 mod fetch;
 mod import;
 mod init_check;
+mod module_graph;
 mod publish;
 mod quality;
 mod recovered_feeds;

@@ -1,6 +1,5 @@
 //! Shared integration-test infrastructure: an HTTP test server, a temporary
 //! site wrapper that runs the real `matome` binary, and fixture access.
-#![allow(dead_code, unused_imports)]
 
 pub mod browser;
 pub mod server;
@@ -8,7 +7,7 @@ pub mod site;
 pub mod web;
 
 pub use server::{Request, Response, TestServer};
-pub use site::{FeedSpec, FetchConfig, RunOutput, Site, SiteConfig};
+pub use site::{FeedSpec, RunOutput, Site};
 
 use std::path::PathBuf;
 

@@ -1,0 +1,443 @@
+//! Candidate terms: the words and phrases of a text or an item that may become its 頻出ワード
+//! (Japanese compounds, English words, names and recurring phrases, quoted names in titles),
+//! and an item analysed once ([`ItemTerms`]) for keywords, summaries and document frequencies.
+//! How candidates are weighed and ranked is [`super::rank`]'s.
+
+use super::tokens::{has_upper, latin_word};
+use super::*;
+
+/// A word or phrase that may become a keyword.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Term {
+    /// The matching form: lower case, English words stemmed.
+    /// (Inline up to 24 bytes: most terms never touch the heap.)
+    pub key: CompactString,
+    /// The readable form, as written, when it differs from `key` (see [`Term::display`]).
+    pub written: Option<String>,
+    /// An English phrase of two words (counts only when it recurs).
+    pub phrase: bool,
+    /// A lone サ変接続 noun (停止, 改正, 上昇 …) or an English -ed/-ing word: an action more
+    /// than a topic, so it ranks lower.
+    pub weak: bool,
+    /// An English name (capitalised mid-sentence, or an acronym): ranks higher.
+    pub proper: bool,
+}
+
+impl Analyzer {
+    /// Keyword candidates of prepared text, in order, repeats included.
+    pub fn terms(&self, prepared: &str) -> Vec<Term> {
+        self.analyse_prepared(prepared).0
+    }
+
+    /// One tokenisation of prepared text giving its keyword candidates, and its content-word
+    /// keys (nouns and Latin words, stemmed: what sentence similarity and search compare) passed
+    /// to `content`.
+    pub(super) fn scan(
+        &self,
+        prepared: &str,
+        terms: &mut Vec<Term>,
+        content: &mut dyn FnMut(&str),
+    ) {
+        let mut buf = String::new();
+        for line in prepared.lines() {
+            let toks = self.tokens(line);
+            self.line_terms(&toks, None, terms);
+            self.content_of(&toks, &mut buf, content);
+        }
+    }
+
+    /// Candidates and hashed content-word keys ([`term_hash`], sorted) of prepared text.
+    pub(crate) fn analyse_prepared(&self, prepared: &str) -> (Vec<Term>, Vec<u64>) {
+        let mut terms = Vec::new();
+        let mut content = Vec::new();
+        self.scan(prepared, &mut terms, &mut |k| content.push(term_hash(k)));
+        content.sort_unstable();
+        (terms, content)
+    }
+
+    /// Analyses an item once: the title's candidates and, per sentence of the text, its
+    /// candidates and content words. Keywords, the summary and document frequencies all read it.
+    pub fn item_terms<'a>(&self, item: &'a Item) -> ItemTerms<'a> {
+        let sents = sentences(&item.text);
+        // The prepared sentences, one per line, go through the tokenizer in one call (the
+        // line breaks are white space to it, so no word spans two sentences); each token is then
+        // given back to its sentence by its offset.
+        let mut joined = String::with_capacity(item.title.len() + item.text.len() + sents.len());
+        let title = prepare(&item.title);
+        joined.push_str(&rank::strip_labels(&title));
+        let title_end = joined.len();
+        joined.push('\n');
+        let mut bounds = Vec::with_capacity(sents.len());
+        for s in &sents {
+            let start = joined.len();
+            joined.push_str(&prepare(s));
+            bounds.push((start, joined.len()));
+            joined.push('\n');
+        }
+        let toks = self.tokens(&joined);
+        let title_len = toks
+            .iter()
+            .position(|t| t.start >= title_end)
+            .unwrap_or(toks.len());
+        let mut title = Vec::new();
+        let headline = rank::Headline::of(&toks[..title_len], &joined[..title_end]);
+        self.line_terms(&toks[..title_len], Some(&headline), &mut title);
+        self.quoted_names(&joined[..title_end], &mut title);
+        let mut buf = String::new();
+        let mut rest = &toks[title_len..];
+        let sentences = sents
+            .into_iter()
+            .zip(bounds)
+            .map(|(s, (start, end))| {
+                let first = rest
+                    .iter()
+                    .position(|t| t.start >= start)
+                    .unwrap_or(rest.len());
+                let len = rest[first..]
+                    .iter()
+                    .position(|t| t.start >= end)
+                    .unwrap_or(rest.len() - first);
+                let own = &rest[first..first + len];
+                rest = &rest[first + len..];
+                let mut terms = Vec::new();
+                self.line_terms(own, None, &mut terms);
+                if s.contains(['\'', '"', '“', '‘']) {
+                    self.quoted_names(&joined[start..end], &mut terms);
+                }
+                let mut content = Vec::new();
+                self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
+                content.sort_unstable();
+                Sentence {
+                    text: s,
+                    terms,
+                    content,
+                }
+            })
+            .collect();
+        ItemTerms { title, sentences }
+    }
+
+    /// Keyword candidates of one line of tokens; `headline` for a title (see [`Headline`]).
+    pub(super) fn line_terms(
+        &self,
+        toks: &[Tok],
+        headline: Option<&rank::Headline>,
+        out: &mut Vec<Term>,
+    ) {
+        let title_case = headline.is_some_and(|h| h.title_case);
+        let mut i = 0;
+        while i < toks.len() {
+            let joinable = |k: Kind| {
+                matches!(
+                    k,
+                    Kind::Noun | Kind::Suffix | Kind::Number | Kind::Prefix | Kind::Latin
+                )
+            };
+            if !joinable(toks[i].kind) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < toks.len() && joinable(toks[i].kind) {
+                i += 1;
+            }
+            let run = &toks[start..i];
+            if run
+                .iter()
+                .all(|t| matches!(t.kind, Kind::Latin | Kind::Number))
+                && run.iter().any(|t| t.kind == Kind::Latin)
+            {
+                // Latin words (possibly with digits: "Windows 10" is two runs, "5G" one), with
+                // dotted parts (Next.js, Node.js).
+                let (word, end) = latin_word(toks, start);
+                i = end;
+                // A capital inside an English sentence marks a name (Rust, Chrome, India); so
+                // does one in Japanese text (Rustで, Terraformの), where Latin words are names.
+                // A title's subject before its verb is a name too ("Microsoft launches …"),
+                // but no capital in a Title Case title tells anything.
+                let prev = toks[..start].iter().rev().find(|t| t.kind != Kind::Space);
+                let next = toks[i..].iter().find(|t| t.kind != Kind::Space);
+                let mid_english_sentence = prev.is_some_and(|t| {
+                    t.surface.is_ascii() && !matches!(t.surface, "." | "!" | "?" | ":")
+                });
+                let japanese = prev.is_some_and(|t| !t.surface.is_ascii())
+                    || next.is_some_and(|t| !t.surface.is_ascii());
+                let subject = headline.is_some_and(|h| start < h.subject_end);
+                let verb = headline.is_some_and(|h| h.verb == Some(start));
+                let named = !title_case && (mid_english_sentence || japanese || subject);
+                self.english_word(&word, named, verb, out);
+                // Phrases: the next one or two Latin words (or a version number after a
+                // capitalised word: Windows 365, Python 3.13), each after a single space.
+                let next_word = |from: usize| -> Option<(String, usize)> {
+                    if from + 1 < toks.len()
+                        && toks[from].kind == Kind::Space
+                        && matches!(toks[from + 1].kind, Kind::Latin | Kind::Number)
+                    {
+                        Some(latin_word(toks, from + 1))
+                    } else {
+                        None
+                    }
+                };
+                if let Some((second, j)) = next_word(i) {
+                    self.english_phrase(&[&word, &second], named, title_case, out);
+                    if let Some((third, _)) = next_word(j) {
+                        self.english_phrase(&[&word, &second, &third], named, title_case, out);
+                    }
+                }
+                continue;
+            }
+            self.japanese_compound(run, out);
+        }
+    }
+
+    /// A quoted title of a work in a headline ('We Met in Virtual Reality' finds love …): one
+    /// name, so its words are not tagged one by one.
+    pub(super) fn quoted_names(&self, title: &str, out: &mut Vec<Term>) {
+        for (open, close) in [('\'', '\''), ('"', '"'), ('“', '”'), ('‘', '’')] {
+            let mut from = 0;
+            while let Some(a) = title[from..].find(open).map(|x| x + from) {
+                let start = a + open.len_utf8();
+                let Some(b) = title[start..].find(close).map(|x| x + start) else {
+                    break;
+                };
+                // A quote opens at a word's start ("'We"), not inside one ("world's").
+                if title[..a]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+                {
+                    from = start;
+                    continue;
+                }
+                from = b + close.len_utf8();
+                let inner = &title[start..b];
+                let words: Vec<&str> = inner.split(' ').filter(|w| !w.is_empty()).collect();
+                let capital = |w: &&str| w.starts_with(|c: char| c.is_ascii_uppercase());
+                let content: Vec<&&str> = words
+                    .iter()
+                    .filter(|w| !self.is_stop_en(&w.to_lowercase()))
+                    .collect();
+                if words.len() < 2
+                    || words.len() > 8
+                    || !inner.is_ascii()
+                    || !words
+                        .iter()
+                        .all(|w| w.chars().all(|c| c.is_ascii_alphanumeric()))
+                    || !content.iter().all(|w| capital(w))
+                    || content.len() < 2
+                {
+                    continue;
+                }
+                let key: Vec<String> = words.iter().map(|w| self.stem(&w.to_lowercase())).collect();
+                out.push(Term {
+                    key: key.join(" ").into(),
+                    written: Some(words.join(" ")),
+                    phrase: true,
+                    weak: false,
+                    proper: true,
+                });
+            }
+        }
+    }
+
+    pub(super) fn english_word(
+        &self,
+        word: &str,
+        mid_sentence: bool,
+        verb: bool,
+        out: &mut Vec<Term>,
+    ) {
+        let lower = word.to_lowercase();
+        if lower.chars().count() < 2
+            || self.is_stop_en(&lower)
+            || lower.chars().all(|c| c.is_ascii_digit())
+        {
+            return;
+        }
+        let mut chars = word.chars();
+        let first_upper = chars.next().is_some_and(char::is_uppercase);
+        // Acronyms and brands (AWS, PyPI) are names anywhere; Capitalised words mid-sentence.
+        let inner_upper = chars.any(char::is_uppercase);
+        let proper = (inner_upper && lower.len() >= 3) || (first_upper && mid_sentence);
+        // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
+        // (a capital that makes no name does not make one: "Misconfigured DNS change …")
+        let weak = verb || (!proper && (lower.ends_with("ed") || lower.ends_with("ing")));
+        out.push(Term {
+            key: self.stem(&lower).into(),
+            written: Some(word.to_string()),
+            phrase: false,
+            weak,
+            proper,
+        });
+    }
+
+    /// A phrase of two or three content words. `mid_sentence`: the first word does not start a
+    /// sentence (so its capital means something).
+    pub(super) fn english_phrase(
+        &self,
+        words: &[&str],
+        mid_sentence: bool,
+        title_case: bool,
+        out: &mut Vec<Term>,
+    ) {
+        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let number = |w: &str| w.chars().all(|c| c.is_ascii_digit() || c == '.');
+        let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+        // A version number ends a name (Windows 365, Python 3.13, Raspberry Pi 5).
+        let last = lower.len() - 1;
+        let versioned = number(&lower[last]) && capital(words[last - 1]);
+        let content = |i: usize, w: &str| {
+            (i == last && versioned)
+                || (w.chars().count() >= 2 && !self.is_stop_en(w) && !number(w))
+        };
+        if !lower.iter().enumerate().all(|(i, w)| content(i, w)) {
+            return;
+        }
+        // Capitalised words make a name (GitHub Copilot, Veridian Semiconductor, 5G SA), unless
+        // the first capital is only a sentence's or every word of the title has one.
+        let capital_or_digit = |w: &str| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        };
+        let inner_capital = |w: &str| w.chars().skip(1).any(char::is_uppercase);
+        let name = words.iter().all(|w| capital_or_digit(w))
+            && (versioned
+                || mid_sentence
+                || inner_capital(words[0])
+                || (words.len() > 2 && !title_case));
+        let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
+        let written: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        out.push(Term {
+            key: key.join(" ").into(),
+            written: Some(written.join(" ")),
+            phrase: true,
+            weak: false,
+            proper: name,
+        });
+    }
+
+    pub(super) fn japanese_compound(&self, run: &[Tok], out: &mut Vec<Term>) {
+        // Two subjects joined by 向け: each is a word of its own.
+        if let Some(at) = rank::split_at(run) {
+            self.japanese_compound(&run[..at], out);
+            self.japanese_compound(&run[at + 1..], out);
+            return;
+        }
+        // Trim what cannot start or end a word (a lone suffix, a number and its counter, a
+        // trailing prefix) and the trailing actions and labels (see rank::compound_bounds).
+        let (s, e) = rank::compound_bounds(run);
+        let run = &run[s..e];
+        if !run
+            .iter()
+            .any(|t| matches!(t.kind, Kind::Noun | Kind::Latin))
+        {
+            return;
+        }
+        // Very long runs are lists of nouns, not one word.
+        if run.len() > 8 {
+            for t in run.iter().filter(|t| t.kind == Kind::Noun) {
+                self.push_ja(t.surface, false, t.proper, out);
+            }
+            return;
+        }
+        if let [only] = run {
+            if !only.stop {
+                self.push_ja_word(only.surface, only.sahen, only.proper, out);
+            }
+        } else {
+            let surface: String = run.iter().map(|t| t.surface).collect();
+            let name = rank::japanese_name(run, &surface);
+            self.push_ja(&surface, false, name, out);
+        }
+    }
+
+    pub(super) fn push_ja(&self, surface: &str, weak: bool, proper: bool, out: &mut Vec<Term>) {
+        if !self.stop_ja.contains(surface) {
+            self.push_ja_word(surface, weak, proper, out);
+        }
+    }
+
+    /// Adds a Japanese term already checked against the stop list.
+    pub(super) fn push_ja_word(
+        &self,
+        surface: &str,
+        weak: bool,
+        proper: bool,
+        out: &mut Vec<Term>,
+    ) {
+        if surface.chars().nth(1).is_none() {
+            return;
+        }
+        // Most Japanese words have no case: the key is the word, no second copy needed.
+        let (key, written) = if has_upper(surface) {
+            (surface.to_lowercase().into(), Some(surface.to_string()))
+        } else {
+            (CompactString::from(surface), None)
+        };
+        out.push(Term {
+            key,
+            written,
+            phrase: false,
+            weak,
+            proper,
+        });
+    }
+
+    pub(super) fn content_of(&self, toks: &[Tok], buf: &mut String, emit: &mut dyn FnMut(&str)) {
+        for t in toks {
+            match t.kind {
+                Kind::Noun if !t.stop => {
+                    if has_upper(t.surface) {
+                        buf.clear();
+                        buf.extend(t.surface.chars().flat_map(char::to_lowercase));
+                        emit(buf);
+                    } else {
+                        emit(t.surface);
+                    }
+                }
+                Kind::Latin => {
+                    let lower = t.surface.to_lowercase();
+                    if lower.len() >= 2 && !self.is_stop_en(&lower) {
+                        emit(&self.stem(&lower));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Term {
+    /// The readable form, as written.
+    pub fn display(&self) -> &str {
+        self.written.as_deref().unwrap_or(&self.key)
+    }
+}
+
+/// An item analysed once (see [`Analyzer::item_terms`]).
+#[derive(Debug, Clone)]
+pub struct ItemTerms<'a> {
+    pub(super) title: Vec<Term>,
+    pub(super) sentences: Vec<Sentence<'a>>,
+}
+
+/// One sentence of an item's text with its candidates and content words.
+#[derive(Debug, Clone)]
+pub struct Sentence<'a> {
+    pub text: &'a str,
+    pub terms: Vec<Term>,
+    /// Content-word keys, hashed with [`term_hash`], sorted (repeats kept).
+    pub content: Vec<u64>,
+}
+
+impl ItemTerms<'_> {
+    /// The distinct candidate keys of title and text: what document frequencies count.
+    pub fn keys(&self) -> FxHashSet<u64> {
+        self.title
+            .iter()
+            .chain(self.sentences.iter().flat_map(|s| s.terms.iter()))
+            .map(|t| term_hash(&t.key))
+            .collect()
+    }
+}

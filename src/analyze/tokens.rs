@@ -1,0 +1,400 @@
+//! Normalisation and tokenising: text prepared for analysis (NFKC, URLs removed, white space
+//! folded), lindera's tokens classified into the kinds words are made of, English stems and stop
+//! words, and the tokens of the full-text index ([`Analyzer::search_tokens`]). Which tokens make
+//! a keyword candidate is [`super::terms`]'s.
+
+use super::*;
+
+/// How a token takes part in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// 名詞 一般, 固有名詞, サ変接続, 形容動詞語幹: heads of compounds.
+    Noun,
+    /// 名詞 接尾 (化, 率, 局 …): only inside a compound.
+    Suffix,
+    /// 名詞 数.
+    Number,
+    /// 接頭詞 名詞接続 (新, 各 …): only at the start of a compound.
+    Prefix,
+    /// A word of Latin letters (and digits).
+    Latin,
+    /// White space between words.
+    Space,
+    /// Anything else: particles, verbs, symbols, 非自立 and 代名詞 nouns.
+    Break,
+}
+
+/// A token, borrowing its surface from the analysed line.
+#[derive(Debug, Clone)]
+pub(super) struct Tok<'a> {
+    pub(super) surface: &'a str,
+    /// Byte offset of the surface in the line.
+    pub(super) start: usize,
+    pub(super) kind: Kind,
+    /// 名詞 サ変接続.
+    pub(super) sahen: bool,
+    /// On the Japanese stop list.
+    pub(super) stop: bool,
+    /// 名詞 固有名詞 (組織, 人名, 地域, 一般).
+    pub(super) proper: bool,
+}
+
+/// Text ready for analysis: NFKC (full-width Latin and digits to ASCII, half-width katakana to
+/// full-width), URLs removed, white space folded.
+pub fn prepare(text: &str) -> Cow<'_, str> {
+    let mut s = nfkc(text);
+    if s.contains("http") {
+        let mut out = String::with_capacity(s.len());
+        for (i, word) in s.split(' ').enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&strip_urls(word));
+        }
+        s = Cow::Owned(out);
+    }
+    if crate::text::is_folded(&s) {
+        s
+    } else {
+        Cow::Owned(crate::text::fold_whitespace(&s))
+    }
+}
+
+/// NFKC, with a fast path for what Japanese news text is made of: ASCII, kana, kanji and CJK
+/// punctuation are already NFKC; full-width ASCII and the ideographic space map one to one.
+/// Anything else (half-width kana, compatibility symbols …) goes through the full algorithm.
+pub(super) fn nfkc(text: &str) -> Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, is_nfkc_quick};
+    let stable = |c: char| {
+        c.is_ascii()
+            || matches!(c,
+                '\u{3001}'..='\u{3003}' | '\u{3005}'..='\u{3007}' | '\u{300c}'..='\u{3011}'
+                | '\u{3041}'..='\u{3096}' | '\u{30a1}'..='\u{30fa}' | '\u{30fc}'..='\u{30fe}'
+                | '\u{4e00}'..='\u{9fff}')
+    };
+    let mapped = |c: char| match c {
+        '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0),
+        '\u{3000}' => Some(' '),
+        _ => None,
+    };
+    if text.chars().all(stable) {
+        return Cow::Borrowed(text);
+    }
+    if text.chars().all(|c| stable(c) || mapped(c).is_some()) {
+        return Cow::Owned(text.chars().map(|c| mapped(c).unwrap_or(c)).collect());
+    }
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.nfkc().collect())
+}
+
+pub(super) fn strip_urls(word: &str) -> Cow<'_, str> {
+    let Some(pos) = word.find("http://").or_else(|| word.find("https://")) else {
+        return Cow::Borrowed(word);
+    };
+    // A URL runs to the next character that cannot be in one (e.g. Japanese text after it).
+    let rest = &word[pos..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_graphic()) || c == '"' || c == '<' || c == '>')
+        .unwrap_or(rest.len());
+    let mut s = String::with_capacity(word.len());
+    s.push_str(&word[..pos]);
+    s.push(' ');
+    s.push_str(&strip_urls(&rest[end..]));
+    Cow::Owned(s)
+}
+
+impl Analyzer {
+    pub(super) fn tokens<'a>(&self, text: &'a str) -> Vec<Tok<'a>> {
+        self.tokens_in(text, false)
+    }
+
+    /// Tokens in lindera's normal mode, or in decompose mode (long kanji words split into
+    /// their parts: 日本銀行 → 日本 + 銀行), which search uses so a part finds the whole.
+    pub(super) fn tokens_in<'a>(&self, text: &'a str, decompose: bool) -> Vec<Tok<'a>> {
+        thread_local! {
+            static WORKER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
+                const { std::cell::RefCell::new(None) };
+            static DECOMPOSER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let slot = if decompose { &DECOMPOSER } else { &WORKER };
+        slot.with(|w| {
+            let mut w = w.borrow_mut();
+            let worker = w.get_or_insert_with(|| {
+                let mut worker = self.segmenter.new_worker();
+                if decompose {
+                    worker.set_mode(lindera::mode::Mode::Decompose(
+                        lindera::mode::Penalty::default(),
+                    ));
+                }
+                worker
+            });
+            let Ok(tokens) = worker.segment(text) else {
+                return Vec::new();
+            };
+            let mut out = Vec::with_capacity(tokens.len() * 2);
+            let mut end = 0;
+            for mut t in tokens {
+                // lindera drops white space: a gap between tokens is a word boundary.
+                if t.byte_start > end {
+                    out.push(Tok {
+                        surface: " ",
+                        start: end,
+                        kind: Kind::Space,
+                        sahen: false,
+                        stop: false,
+                        proper: false,
+                    });
+                }
+                let start = t.byte_start;
+                end = t.byte_end;
+                let surface = &text[start..end];
+                let (pos_kind, sahen, stop, proper) = self.pos_kind(&mut t);
+                let kind = classify_with(surface, pos_kind);
+                // Hyphenated Latin words stay one word: zero-day, right-to-repair.
+                let n = out.len();
+                if kind == Kind::Latin
+                    && n >= 2
+                    && out[n - 1].surface == "-"
+                    && out[n - 2].kind == Kind::Latin
+                {
+                    out.pop();
+                    let prev = out.last_mut().expect("checked");
+                    prev.surface = &text[prev.start..end];
+                    continue;
+                }
+                out.push(Tok {
+                    surface,
+                    start,
+                    kind,
+                    sahen,
+                    stop,
+                    proper,
+                });
+            }
+            out
+        })
+    }
+
+    /// The part-of-speech kind of a token, whether it is サ変接続, whether it is a stop word and
+    /// whether it is a 固有名詞, cached per word id (a system word's surface is fixed).
+    pub(super) fn pos_kind(&self, t: &mut lindera::token::Token) -> (Kind, bool, bool, bool) {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+        let compute = |t: &mut lindera::token::Token| {
+            let stop = self.stop_ja.contains(t.surface.as_ref());
+            let details = t.details();
+            let pos = details.first().copied().unwrap_or("");
+            let sub1 = details.get(1).copied().unwrap_or("");
+            let kind = match (pos, sub1) {
+                ("名詞", "一般" | "固有名詞" | "サ変接続" | "形容動詞語幹") => {
+                    Kind::Noun
+                }
+                ("名詞", "接尾") => Kind::Suffix,
+                ("名詞", "数") => Kind::Number,
+                ("接頭詞", "名詞接続") => Kind::Prefix,
+                _ => Kind::Break,
+            };
+            (kind, sub1 == "サ変接続", stop, sub1 == "固有名詞")
+        };
+        if !t.word_id.is_system() || t.word_id.is_unknown() {
+            return compute(t);
+        }
+        let cache = CACHE.get_or_init(|| {
+            (0..self.segmenter.dictionary.prefix_dictionary.word_count())
+                .map(|_| AtomicU8::new(0))
+                .collect()
+        });
+        let Some(slot) = cache.get(t.word_id.id() as usize) else {
+            return compute(t);
+        };
+        // Bits: kind index + 1 (low 3), 0x08 固有名詞, 0x40 stop word, 0x80 サ変接続; 0 means
+        // not seen yet.
+        let v = slot.load(Ordering::Relaxed);
+        if v != 0 {
+            return (
+                KINDS[(v & 0x07) as usize - 1],
+                v & 0x80 != 0,
+                v & 0x40 != 0,
+                v & 0x08 != 0,
+            );
+        }
+        let (kind, sahen, stop, proper) = compute(t);
+        let idx = KINDS.iter().position(|k| *k == kind).expect("listed") as u8 + 1;
+        let bits = idx
+            | if sahen { 0x80 } else { 0 }
+            | if stop { 0x40 } else { 0 }
+            | if proper { 0x08 } else { 0 };
+        slot.store(bits, Ordering::Relaxed);
+        (kind, sahen, stop, proper)
+    }
+
+    /// Stems a lower-case English word for matching.
+    pub fn stem(&self, lower: &str) -> String {
+        thread_local! {
+            static STEMS: std::cell::RefCell<FxHashMap<String, String>> =
+                std::cell::RefCell::new(FxHashMap::default());
+        }
+        STEMS.with(|c| {
+            let mut c = c.borrow_mut();
+            if let Some(s) = c.get(lower) {
+                return s.clone();
+            }
+            let s = self.stemmer.stem(lower).into_owned();
+            if c.len() > 100_000 {
+                c.clear();
+            }
+            c.insert(lower.to_string(), s.clone());
+            s
+        })
+    }
+
+    pub(super) fn is_stop_en(&self, lower: &str) -> bool {
+        self.stop_en.contains(lower)
+    }
+
+    /// Tokens for the full-text index (and for queries against it): every noun part, number
+    /// and (stemmed, lower-cased) Latin word of prepared text, each with its position in the
+    /// whole token sequence — particles, verbs, symbols and English stop words are skipped but still
+    /// count, so a phrase matches only words that really stand together. Compounds are not
+    /// tokens of their own, and long dictionary words are decomposed (lindera's decompose mode):
+    /// 日本銀行 is 日本 + 銀行 at adjacent positions, which a phrase query finds, and 銀行 alone
+    /// finds too. Byte offsets are into `prepared`.
+    pub fn search_tokens(&self, prepared: &str) -> Vec<SearchToken> {
+        let toks = self.tokens_in(prepared, true);
+        let mut out = Vec::with_capacity(toks.len());
+        for (position, t) in toks.iter().enumerate() {
+            let text = match t.kind {
+                // Every noun, even those 頻出ワード leaves out (日本, 会社): a reader may search them.
+                Kind::Noun | Kind::Suffix | Kind::Prefix | Kind::Number => {
+                    if has_upper(t.surface) {
+                        t.surface.to_lowercase()
+                    } else {
+                        t.surface.to_string()
+                    }
+                }
+                Kind::Latin => {
+                    let lower = t.surface.to_lowercase();
+                    if self.is_stop_en(&lower) {
+                        continue;
+                    }
+                    self.stem(&lower)
+                }
+                _ => continue,
+            };
+            out.push(SearchToken {
+                text,
+                position,
+                start: t.start,
+                end: t.start + t.surface.len(),
+            });
+        }
+        out
+    }
+}
+
+/// The Latin word starting at token `start` (letters and digits, with dotted parts: Next.js,
+/// Node.js, 3.13) and the index of the token after it.
+pub(super) fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
+    let mut word = String::new();
+    let mut j = start;
+    loop {
+        while j < toks.len() && matches!(toks[j].kind, Kind::Latin | Kind::Number) {
+            word.push_str(toks[j].surface);
+            j += 1;
+        }
+        if !word.is_empty()
+            && j + 1 < toks.len()
+            && toks[j].surface == "."
+            && matches!(toks[j + 1].kind, Kind::Latin | Kind::Number)
+        {
+            word.push('.');
+            j += 1;
+            continue;
+        }
+        return (word, j);
+    }
+}
+
+/// Whether `s` has an upper-case letter; kana and kanji (caseless) are skipped without a table
+/// look-up.
+pub(super) fn has_upper(s: &str) -> bool {
+    s.chars().any(|c| {
+        if c.is_ascii() {
+            c.is_ascii_uppercase()
+        } else if ('\u{3040}'..'\u{ff00}').contains(&c) {
+            false
+        } else {
+            c.is_uppercase()
+        }
+    })
+}
+
+pub(super) const KINDS: [Kind; 5] = [
+    Kind::Noun,
+    Kind::Suffix,
+    Kind::Number,
+    Kind::Prefix,
+    Kind::Break,
+];
+
+/// A token's kind: its shape first (space, Latin word, number, punctuation), else the kind its
+/// part of speech gives.
+pub(super) fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
+    // Fast path: a token starting with kana or kanji is what its part of speech says.
+    if surface
+        .chars()
+        .next()
+        .is_some_and(|c| matches!(c, '\u{3041}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}'))
+    {
+        return pos_kind;
+    }
+    if surface.chars().all(char::is_whitespace) {
+        return Kind::Space;
+    }
+    if surface
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && surface.chars().any(|c| c.is_ascii_alphabetic())
+    {
+        return Kind::Latin;
+    }
+    if surface.chars().all(|c| c.is_ascii_digit()) {
+        return Kind::Number;
+    }
+    if !surface.chars().any(char::is_alphanumeric) {
+        return Kind::Break;
+    }
+    pos_kind
+}
+
+/// One token of [`Analyzer::search_tokens`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchToken {
+    pub text: String,
+    /// Index in the token sequence (gaps where skipped words stand).
+    pub position: usize,
+    /// Byte range in the prepared text.
+    pub start: usize,
+    pub end: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nfkc_fast_path_agrees_with_nfkc() {
+        for s in [
+            "日本銀行、気候変動対応オペを実施（２兆円）　「速報」【更新】ヴァ・ー〃々",
+            "ＡＷＳの新機能！？ ＃タグ ～ 〜",
+            "ﾊﾝｶｸｶﾅ ① ㈱ Ⅲ ㍻ ゛゜ ゟ ヿ",
+            "plain ASCII only",
+        ] {
+            let want: String = s.nfkc().collect();
+            assert_eq!(nfkc(s), want, "{s}");
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Where matome keeps its own files in a site: every cache under `.matome/` (rebuilt from
+//! content/ when missing or stale, never committed) and the state files beside matome.toml
+//! (committed). The one place those names are spelled; the modules that read and write each file
+//! own its format (named on each item). Does not cover content/, the theme or the output folder.
+
+use std::path::{Path, PathBuf};
+
+/// The cache folder at the site root (`.gitignore`d by `matome init`; CI restores it).
+pub const CACHE_DIR: &str = ".matome";
+/// The site lock at the site root ([`crate::fsutil::SiteLock`]).
+pub const LOCK_FILE: &str = ".matome.lock";
+/// Feed validators, health and back-off, committed ([`crate::fetch::state`]).
+pub const FETCH_STATE_FILE: &str = "fetch-state.json";
+/// What each publish target was sent, committed ([`crate::publish::state`]).
+pub const PUBLISH_STATE_FILE: &str = "publish-state.json";
+/// What `matome theme eject` copied, committed ([`crate::render::overrides::MANIFEST`]).
+pub const EJECTED_RECORD: &str = ".matome-ejected.toml";
+/// How a temporary file matome writes begins (then random characters and `.tmp`).
+pub const TEMP_PREFIX: &str = ".matome.";
+
+/// `.matome/keys.json`: the archived (feed, id) keys per snapshot file ([`crate::content::keys`]).
+pub const KEYS_CACHE: &str = "keys.json";
+/// `.matome/df.tsv`: document frequencies ([`crate::analyze::df`]).
+pub const DF_CACHE: &str = "df.tsv";
+/// `.matome/archive/`: the loaded archive per month, postcard ([`crate::content::archive`]).
+pub const ARCHIVE_CACHE_DIR: &str = "archive";
+/// `.matome/build/`: one record per output folder of what the last build wrote (`crate::render`).
+pub const BUILD_RECORDS_DIR: &str = "build";
+/// `.matome/search/`: the tantivy index and its record ([`crate::search::index`]).
+pub const SEARCH_INDEX_DIR: &str = "search";
+/// `.matome/search/files.json`: snapshot file → content hash, as indexed.
+pub const SEARCH_FILES: &str = "files.json";
+/// `.matome/search/tantivy/`: tantivy's own files.
+pub const TANTIVY_DIR: &str = "tantivy";
+/// `.matome/search-docs/`: per month, the items the static search index was written from
+/// (`crate::render`).
+pub const SEARCH_DOCS_DIR: &str = "search-docs";
+
+/// `.matome/` of the site at `root`.
+pub fn cache_dir(root: &Path) -> PathBuf {
+    root.join(CACHE_DIR)
+}
+
+/// `.matome.lock` of the site at `root`.
+pub fn lock_file(root: &Path) -> PathBuf {
+    root.join(LOCK_FILE)
+}
+
+/// `fetch-state.json` of the site at `root`.
+pub fn fetch_state(root: &Path) -> PathBuf {
+    root.join(FETCH_STATE_FILE)
+}
+
+/// `publish-state.json` of the site at `root`.
+pub fn publish_state(root: &Path) -> PathBuf {
+    root.join(PUBLISH_STATE_FILE)
+}
+
+/// `.matome/keys.json` of the site at `root`.
+pub fn keys_cache(root: &Path) -> PathBuf {
+    cache_dir(root).join(KEYS_CACHE)
+}
+
+/// `.matome/df.tsv` of the site at `root`.
+pub fn df_cache(root: &Path) -> PathBuf {
+    cache_dir(root).join(DF_CACHE)
+}
+
+/// `.matome/archive/` of the site at `root`.
+pub fn archive_cache_dir(root: &Path) -> PathBuf {
+    cache_dir(root).join(ARCHIVE_CACHE_DIR)
+}
+
+/// `.matome/build/` of the site at `root`.
+pub fn build_records_dir(root: &Path) -> PathBuf {
+    cache_dir(root).join(BUILD_RECORDS_DIR)
+}
+
+/// `.matome/search/` of the site at `root`.
+pub fn search_index_dir(root: &Path) -> PathBuf {
+    cache_dir(root).join(SEARCH_INDEX_DIR)
+}
+
+/// `.matome/search/files.json` of the site at `root`.
+pub fn search_files(root: &Path) -> PathBuf {
+    search_index_dir(root).join(SEARCH_FILES)
+}
+
+/// `.matome/search/tantivy/` of the site at `root`.
+pub fn tantivy_dir(root: &Path) -> PathBuf {
+    search_index_dir(root).join(TANTIVY_DIR)
+}
+
+/// `.matome/search-docs/` of the site at `root`.
+pub fn search_docs_dir(root: &Path) -> PathBuf {
+    cache_dir(root).join(SEARCH_DOCS_DIR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cache_lives_under_the_cache_dir() {
+        let root = Path::new("site");
+        for p in [
+            keys_cache(root),
+            df_cache(root),
+            archive_cache_dir(root),
+            build_records_dir(root),
+            search_index_dir(root),
+            search_files(root),
+            tantivy_dir(root),
+            search_docs_dir(root),
+        ] {
+            assert!(p.starts_with("site/.matome"), "{}", p.display());
+        }
+        for p in [lock_file(root), fetch_state(root), publish_state(root)] {
+            assert_eq!(p.parent(), Some(root), "{}", p.display());
+        }
+    }
+}
