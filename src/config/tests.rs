@@ -1,3 +1,4 @@
+//! Unit tests of `config.rs` (kept beside it so the file itself reads as the code).
 use super::deploy::parse_bucket_url;
 use super::*;
 
