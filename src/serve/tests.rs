@@ -1,4 +1,5 @@
-//! Unit tests of `serve.rs` (kept beside it so the file itself reads as the code).
+//! Unit tests of `serve.rs` and `serve/live.rs` (kept beside them so the files read as the code).
+use super::live::is_input;
 use super::*;
 
 fn shared(out: &Path) -> Shared {
