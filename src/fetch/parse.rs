@@ -350,6 +350,19 @@ mod tests {
 
     const URL: &str = "http://example.com/feed.xml";
 
+    /// An IT news feed at `URL` (site "Example"), fetched 2021-07-20 08:28:58 in Tokyo.
+    fn context(settings: &FetchSettings) -> ItemContext<'_> {
+        ItemContext {
+            kind: crate::config::FeedKind::News,
+            feed_url: URL,
+            category: "IT",
+            site: "Example",
+            now: DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap(),
+            tz: chrono_tz::Asia::Tokyo,
+            settings,
+        }
+    }
+
     fn rss(items: &str) -> String {
         format!(
             r#"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Example &amp; Co</title><link>http://example.com/</link>{items}</channel></rss>"#
@@ -447,16 +460,8 @@ mod tests {
     #[test]
     fn dates_are_clamped_and_defaulted() {
         let settings = FetchSettings::default();
-        let now = DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap();
-        let cx = ItemContext {
-            kind: crate::config::FeedKind::News,
-            feed_url: URL,
-            category: "IT",
-            site: "Example",
-            now,
-            tz: chrono_tz::Asia::Tokyo,
-            settings: &settings,
-        };
+        let cx = context(&settings);
+        let now = cx.now;
         let mut e = Entry {
             trend: None,
             guid: None,
@@ -480,16 +485,8 @@ mod tests {
     #[test]
     fn dates_before_1990_become_the_run_time_and_are_noted() {
         let settings = FetchSettings::default();
-        let now = DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap();
-        let cx = ItemContext {
-            kind: crate::config::FeedKind::News,
-            feed_url: URL,
-            category: "IT",
-            site: "Example",
-            now,
-            tz: chrono_tz::Asia::Tokyo,
-            settings: &settings,
-        };
+        let cx = context(&settings);
+        let now = cx.now;
         let entry = |published: Option<&str>| Entry {
             trend: None,
             guid: None,
@@ -551,15 +548,7 @@ mod tests {
     #[test]
     fn long_titles_are_bounded() {
         let settings = FetchSettings::default();
-        let cx = ItemContext {
-            kind: crate::config::FeedKind::News,
-            feed_url: URL,
-            category: "IT",
-            site: "Example",
-            now: DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap(),
-            tz: chrono_tz::Asia::Tokyo,
-            settings: &settings,
-        };
+        let cx = context(&settings);
         let e = Entry {
             trend: None,
             guid: Some("g".into()),
