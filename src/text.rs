@@ -509,7 +509,6 @@ mod tests {
 }
 
 /// Randomised tests: no panic, plain output, the same text as the straightforward (quadratic)
-/// scanner this one replaced, and work linear in the input.
-
+/// scanner this one replaced (`text/reference.rs`), and work linear in the input.
 #[cfg(test)]
 mod html_tests;
