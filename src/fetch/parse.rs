@@ -257,6 +257,21 @@ pub struct ItemContext<'a> {
     pub settings: &'a FetchSettings,
 }
 
+/// The context the unit and property tests turn entries into items in: an IT news feed at
+/// `http://example.com/feed.xml` (site "Example"), fetched 2021-07-20 08:28:58 in Tokyo.
+#[cfg(test)]
+pub(crate) fn test_context(settings: &FetchSettings) -> ItemContext<'_> {
+    ItemContext {
+        kind: crate::config::FeedKind::News,
+        feed_url: "http://example.com/feed.xml",
+        category: "IT",
+        site: "Example",
+        now: DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap(),
+        tz: chrono_tz::Asia::Tokyo,
+        settings,
+    }
+}
+
 /// The item's stable id: the GUID, else the link, else a hash of title and text. Never random,
 /// or the item would be archived again every hour.
 pub fn stable_id(entry: &Entry) -> String {
@@ -349,19 +364,6 @@ mod tests {
     }
 
     const URL: &str = "http://example.com/feed.xml";
-
-    /// An IT news feed at `URL` (site "Example"), fetched 2021-07-20 08:28:58 in Tokyo.
-    fn context(settings: &FetchSettings) -> ItemContext<'_> {
-        ItemContext {
-            kind: crate::config::FeedKind::News,
-            feed_url: URL,
-            category: "IT",
-            site: "Example",
-            now: DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap(),
-            tz: chrono_tz::Asia::Tokyo,
-            settings,
-        }
-    }
 
     fn rss(items: &str) -> String {
         format!(
@@ -460,7 +462,7 @@ mod tests {
     #[test]
     fn dates_are_clamped_and_defaulted() {
         let settings = FetchSettings::default();
-        let cx = context(&settings);
+        let cx = test_context(&settings);
         let now = cx.now;
         let mut e = Entry {
             trend: None,
@@ -485,7 +487,7 @@ mod tests {
     #[test]
     fn dates_before_1990_become_the_run_time_and_are_noted() {
         let settings = FetchSettings::default();
-        let cx = context(&settings);
+        let cx = test_context(&settings);
         let now = cx.now;
         let entry = |published: Option<&str>| Entry {
             trend: None,
@@ -548,7 +550,7 @@ mod tests {
     #[test]
     fn long_titles_are_bounded() {
         let settings = FetchSettings::default();
-        let cx = context(&settings);
+        let cx = test_context(&settings);
         let e = Entry {
             trend: None,
             guid: Some("g".into()),
