@@ -3,9 +3,9 @@
 //! Times `matome::text::html_to_text` on descriptions of 8 MiB made of one unit repeated
 //! (`<a`, `<div`, `<a "`, `<script></script>`, `<!`) and on 8 MiB of ordinary article HTML, and
 //! `matome::fetch::parse::parse_feed` on an 8 MiB RSS feed whose one description is a CDATA
-//! `<a` × 4 Mi. "Before" is the scanner this crate used until issue 11, copied below (entities
-//! decoded through the public `decode_entities`, so its cost is the same); it is quadratic, so it
-//! runs on 100 KB and 200 KB only (8 MiB would take hours).
+//! `<a` × 4 Mi. "Before" is the scanner this crate used until issue 11, kept as
+//! `matome::text::reference` (the one copy, also the unit tests' reference); it is quadratic, so
+//! it runs on 100 KB and 200 KB only (8 MiB would take hours).
 //!
 //! ```text
 //! cargo bench --bench html_to_text              # 5 runs each; prints min / median / max
@@ -14,7 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use matome::text::{decode_entities, fold_whitespace, html_to_text};
+use matome::text::{html_to_text, reference};
 
 const MIB: usize = 1024 * 1024;
 
@@ -64,7 +64,7 @@ fn main() {
     for (name, unit) in &units[..4] {
         for kb in [100, 200] {
             let html = sized(unit, kb * 1000);
-            let t = time(1, || old::html_to_text(&html).len());
+            let t = time(1, || reference::html_to_text(&html).len());
             println!("  {name:32} {kb} KB: {t}");
         }
     }
@@ -91,111 +91,4 @@ fn time(runs: usize, mut f: impl FnMut() -> usize) -> String {
         times[runs / 2].as_secs_f64(),
         times[runs - 1].as_secs_f64()
     )
-}
-
-/// The scanner before issue 11 (for the "before" column only).
-mod old {
-    use super::*;
-
-    const DROPPED: &[&str] = &[
-        "script", "style", "noscript", "template", "iframe", "object", "svg", "math", "head",
-    ];
-    const BLOCK: &[&str] = &["p", "br", "div", "li", "h1", "h2", "pre", "blockquote"];
-
-    fn push_text(out: &mut String, s: &str) {
-        out.push_str(&decode_entities(s));
-    }
-
-    pub fn html_to_text(html: &str) -> String {
-        let mut out = String::with_capacity(html.len());
-        let bytes = html.as_bytes();
-        let mut i = 0;
-        let mut text_start = 0;
-        while i < bytes.len() {
-            if bytes[i] != b'<' {
-                i += 1;
-                continue;
-            }
-            let rest = &html[i..];
-            if let Some(after) = rest.strip_prefix("<!--") {
-                push_text(&mut out, &html[text_start..i]);
-                i = after
-                    .find("-->")
-                    .map(|e| i + 4 + e + 3)
-                    .unwrap_or(html.len());
-                text_start = i;
-                continue;
-            }
-            if let Some(after) = rest.strip_prefix("<![CDATA[") {
-                push_text(&mut out, &html[text_start..i]);
-                let (inner, end) = match after.find("]]>") {
-                    Some(e) => (&after[..e], i + 9 + e + 3),
-                    None => (after, html.len()),
-                };
-                push_text(&mut out, inner);
-                i = end;
-                text_start = i;
-                continue;
-            }
-            let Some((name, closing, tag_end)) = parse_tag(rest) else {
-                i += 1;
-                continue;
-            };
-            push_text(&mut out, &html[text_start..i]);
-            i += tag_end;
-            let lname = name.to_ascii_lowercase();
-            if !closing && DROPPED.contains(&lname.as_str()) && !rest[..tag_end].ends_with("/>") {
-                let close = format!("</{lname}");
-                let lower_rest = html[i..].to_ascii_lowercase();
-                i = match lower_rest.find(&close) {
-                    Some(p) => {
-                        let after = i + p;
-                        html[after..]
-                            .find('>')
-                            .map(|g| after + g + 1)
-                            .unwrap_or(html.len())
-                    }
-                    None => html.len(),
-                };
-            } else if BLOCK.contains(&lname.as_str()) {
-                out.push('\n');
-            }
-            text_start = i;
-        }
-        push_text(&mut out, &html[text_start..]);
-        fold_whitespace(&out)
-    }
-
-    fn parse_tag(s: &str) -> Option<(&str, bool, usize)> {
-        let b = s.as_bytes();
-        let mut j = 1;
-        let closing = b.get(1) == Some(&b'/');
-        if closing {
-            j += 1;
-        }
-        if b.get(1) == Some(&b'!') || b.get(1) == Some(&b'?') {
-            let end = s.find('>')?;
-            return Some(("!", false, end + 1));
-        }
-        let start = j;
-        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b':') {
-            j += 1;
-        }
-        if j == start || !b[start].is_ascii_alphabetic() {
-            return None;
-        }
-        let name = &s[start..j];
-        let mut quote: Option<u8> = None;
-        while j < b.len() {
-            match (quote, b[j]) {
-                (Some(q), c) if c == q => quote = None,
-                (Some(_), _) => {}
-                (None, b'"' | b'\'') => quote = Some(b[j]),
-                (None, b'>') => return Some((name, closing, j + 1)),
-                _ => {}
-            }
-            j += 1;
-        }
-        None
-    }
 }

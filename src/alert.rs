@@ -161,17 +161,22 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
     let dests = destinations(settings);
     for key in keys {
         let old = state.alerts.get(&key);
+        // Failing since its own record says, else since the open alert, else now.
+        let failing = |what: String,
+                       since: Option<DateTime<FixedOffset>>,
+                       failures: u32,
+                       error: Option<&str>| {
+            let since = since.or(old.map(|o| o.since)).unwrap_or(now);
+            Status::failing(what, since, failures, error, now - threshold)
+        };
         let status = if let Some(url) = key.strip_prefix("feed:") {
             match fetch.feeds.get(url) {
-                Some(fs) if fs.consecutive_failures > 0 && configured.contains(url) => {
-                    Status::failing(
-                        format!("feed {url}"),
-                        fs.last_success.or(old.map(|o| o.since)).unwrap_or(now),
-                        fs.consecutive_failures,
-                        fs.last_error.as_deref(),
-                        now - threshold,
-                    )
-                }
+                Some(fs) if fs.consecutive_failures > 0 && configured.contains(url) => failing(
+                    format!("feed {url}"),
+                    fs.last_success,
+                    fs.consecutive_failures,
+                    fs.last_error.as_deref(),
+                ),
                 _ => Status::Solved,
             }
         } else if let Some(name) = key.strip_prefix("publish:") {
@@ -180,12 +185,11 @@ pub fn run(root: &Path, opts: &AlertOptions) -> Result<AlertReport> {
                     if t.consecutive_failures > 0
                         && config.publish.iter().any(|p| p.name == name) =>
                 {
-                    Status::failing(
+                    failing(
                         format!("publishing to {name}"),
-                        t.failing_since.or(old.map(|o| o.since)).unwrap_or(now),
+                        t.failing_since,
                         t.consecutive_failures,
                         t.last_error.as_deref(),
-                        now - threshold,
                     )
                 }
                 _ => Status::Solved,

@@ -2,7 +2,9 @@
 //!
 //! Owns parsing and validating the config (title, base_url, language, time zone, fetch settings,
 //! the feed list). It does not fetch anything; `matome feeds import` lives in [`crate::import`].
-//! Every error names the file, the key and the line.
+//! Every error names the file, the key and the line. Beside it: `[[publish]]` and `[alerts]` in
+//! [`publish`], `[deploy]` in [`deploy`], the numeric ranges in `ranges.rs`, the unit tests in
+//! `config/tests.rs`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,7 +15,13 @@ use toml::Spanned;
 
 use crate::text::line_of;
 
+pub mod deploy;
 pub mod publish;
+mod ranges;
+
+pub use deploy::DeploySettings;
+pub use ranges::RANGES;
+use ranges::{Int, Ranges, Real};
 
 /// The config file's name at the site root.
 pub const CONFIG_FILE: &str = "matome.toml";
@@ -98,60 +106,6 @@ impl Default for BuildSettings {
             keyword_min_items: 1,
         }
     }
-}
-
-/// `[deploy]`: the S3-compatible bucket `matome deploy` publishes the built site to.
-/// Credentials never live here: they come from the environment (`AWS_ACCESS_KEY_ID`, …).
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeploySettings {
-    /// `url` as written (`s3://bucket/prefix`), for messages.
-    pub url: String,
-    pub bucket: String,
-    /// The key prefix without leading or trailing `/` (empty: the bucket's root).
-    pub prefix: String,
-    /// `region`; `None`: `AWS_REGION` / `AWS_DEFAULT_REGION`, else `us-east-1` (R2: `auto`).
-    pub region: Option<String>,
-    /// `endpoint` for R2, MinIO or GCS interoperability (`https://…`); `None`: Amazon S3.
-    pub endpoint: Option<String>,
-    /// Objects uploaded or deleted at once.
-    pub concurrency: usize,
-    /// Retries of a failed request (with exponential back-off) before it counts as failed.
-    pub retries: usize,
-    /// Cache-Control of every object whose URL carries no version (HTML, feeds, …).
-    pub cache_control: String,
-    /// Cache-Control of the search shards, whose URLs carry the index version (`?v=`).
-    pub cache_control_immutable: String,
-}
-
-impl DeploySettings {
-    pub const DEFAULT_CONCURRENCY: usize = 8;
-    pub const DEFAULT_RETRIES: usize = 4;
-    pub const DEFAULT_CACHE_CONTROL: &str = "public, max-age=300";
-    pub const DEFAULT_CACHE_CONTROL_IMMUTABLE: &str = "public, max-age=31536000, immutable";
-}
-
-/// Splits `s3://bucket/prefix` into the bucket and the prefix (no leading or trailing `/`).
-pub fn parse_bucket_url(url: &str) -> Result<(String, String), String> {
-    let Some(rest) = url.strip_prefix("s3://") else {
-        return Err(format!(
-            "`{url}` is not an s3:// URL: write \"s3://BUCKET\" or \"s3://BUCKET/PREFIX\" (R2, MinIO and GCS use s3:// too, with `endpoint`)"
-        ));
-    };
-    let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
-    let valid =
-        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '_');
-    if bucket.is_empty() || !bucket.chars().all(valid) {
-        return Err(format!(
-            "`{url}`: the bucket name `{bucket}` must be lower-case letters, digits, `-`, `.` or `_`"
-        ));
-    }
-    let prefix = prefix.trim_matches('/');
-    if prefix.split('/').any(|p| p == "." || p == "..") || prefix.contains("//") {
-        return Err(format!(
-            "`{url}`: the prefix `{prefix}` must not hold `.`, `..` or empty parts"
-        ));
-    }
-    Ok((bucket.to_string(), prefix.to_string()))
 }
 
 /// One `[[feeds]]` entry.
@@ -277,34 +231,8 @@ struct RawConfig {
     publish: Vec<publish::RawPublish>,
     #[serde(default)]
     alerts: Option<publish::RawAlerts>,
-    deploy: Option<RawDeploy>,
+    deploy: Option<deploy::RawDeploy>,
 }
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawDeploy {
-    url: Spanned<String>,
-    region: Option<String>,
-    endpoint: Option<Spanned<String>>,
-    concurrency: Option<Spanned<usize>>,
-    retries: Option<Spanned<usize>>,
-    cache_control: Option<Spanned<String>>,
-    cache_control_immutable: Option<Spanned<String>>,
-}
-
-/// A whole-number setting as written (any TOML number: the range and wholeness are checked
-/// after, with the line and key, so `concurrency = 9223372036854775807` or `top = 1e9` is a
-/// clear error, not a panic or a bare type error).
-type Int = Option<Spanned<Number>>;
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(untagged)]
-enum Number {
-    Int(i64),
-    Real(f64),
-}
-/// A number of seconds, or any other real-valued setting, as written.
-type Real = Option<Spanned<f64>>;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -349,106 +277,6 @@ struct RawBuild {
     items_per_page: Int,
     digests_per_page: Int,
     keyword_min_items: Int,
-}
-
-/// The range of every numeric setting (`section.key`, least, greatest), documented in the
-/// README. Seconds marked `> 0` refuse 0 as well.
-pub const RANGES: &[(&str, f64, f64)] = &[
-    ("fetch.concurrency", 1.0, 1024.0),
-    ("fetch.per_host", 1.0, 1024.0),
-    ("fetch.connect_timeout", 0.0, 600.0),
-    ("fetch.timeout", 0.0, 3600.0),
-    ("fetch.max_body_bytes", 1024.0, 1_073_741_824.0),
-    ("fetch.max_redirects", 0.0, 20.0),
-    ("fetch.retry_after_max_wait", 0.0, 3600.0),
-    ("fetch.max_items_per_feed", 1.0, 100_000.0),
-    ("fetch.max_title_chars", 1.0, 100_000.0),
-    ("fetch.max_text_chars", 0.0, 100_000.0),
-    ("fetch.backoff_base", 0.0, 604_800.0),
-    ("fetch.backoff_max", 0.0, 2_592_000.0),
-    ("fetch.run_timeout", 1.0, MAX_RUN_TIMEOUT_SECS),
-    ("analyze.keywords", 0.0, 50.0),
-    ("analyze.summary_chars", 0.0, 100_000.0),
-    ("analyze.summary_sentences", 0.0, 100.0),
-    ("build.items_per_page", 1.0, 10_000.0),
-    ("build.digests_per_page", 1.0, 10_000.0),
-    ("build.keyword_min_items", 1.0, 1_000_000.0),
-    ("trends.hour_window", 1.0, 100_000.0),
-    ("trends.day_window", 1.0, 10_000.0),
-    ("trends.min_count", 0.0, 1_000_000.0),
-    ("trends.min_score", -1000.0, 1000.0),
-    ("trends.top", 0.0, 10_000.0),
-    ("trends.cloud_words", 0.0, 1000.0),
-];
-
-/// Settings in seconds that must be more than 0 (a timeout of 0 would fail every feed).
-const POSITIVE_SECONDS: &[&str] = &["fetch.connect_timeout", "fetch.timeout"];
-
-fn range_of(key: &str) -> (f64, f64) {
-    RANGES
-        .iter()
-        .find(|(k, _, _)| *k == key)
-        .map(|&(_, lo, hi)| (lo, hi))
-        .expect("every numeric setting has a range")
-}
-
-/// Checks numeric settings against [`RANGES`]; errors are `FILE:LINE: section.key …`.
-struct Ranges<'a> {
-    at: &'a dyn Fn(std::ops::Range<usize>) -> String,
-}
-
-impl Ranges<'_> {
-    /// A whole number in its range, or `default` when absent.
-    fn int<T: TryFrom<i64>>(&self, v: Int, key: &str, default: T) -> Result<T> {
-        let Some(v) = v else { return Ok(default) };
-        let (lo, hi) = range_of(key);
-        let n = match *v.get_ref() {
-            Number::Int(n) => n,
-            Number::Real(x) => bail!(
-                "{}: {key} must be a whole number from {lo} to {hi}, not {x}",
-                (self.at)(v.span())
-            ),
-        };
-        if (n as f64) < lo || (n as f64) > hi {
-            bail!(
-                "{}: {key} must be at least {lo} and at most {hi}, not {n}",
-                (self.at)(v.span())
-            );
-        }
-        T::try_from(n)
-            .map_err(|_| anyhow::anyhow!("{}: {key}: {n} is out of range", (self.at)(v.span())))
-    }
-
-    /// A real number in its range, or `default` when absent.
-    fn real(&self, v: Real, key: &str, default: f64) -> Result<f64> {
-        let Some(v) = v else { return Ok(default) };
-        let (lo, hi) = range_of(key);
-        let x = *v.get_ref();
-        let positive = POSITIVE_SECONDS.contains(&key);
-        if !x.is_finite() || x < lo || x > hi || (positive && x <= 0.0) {
-            let least = if positive {
-                "more than 0".to_string()
-            } else {
-                format!("at least {lo}")
-            };
-            let unit = if key.starts_with("fetch.") {
-                " seconds"
-            } else {
-                ""
-            };
-            bail!(
-                "{}: {key} must be {least} and at most {hi}{unit}, not {x}",
-                (self.at)(v.span())
-            );
-        }
-        Ok(x)
-    }
-
-    /// A number of seconds in its range, or `default` when absent.
-    fn secs(&self, v: Real, key: &str, default: Duration) -> Result<Duration> {
-        self.real(v, key, default.as_secs_f64())
-            .map(Duration::from_secs_f64)
-    }
 }
 
 #[derive(Deserialize)]
@@ -602,7 +430,7 @@ impl Config {
         let alerts = publish::alert_settings(raw.alerts, name, &at)?;
         let deploy = raw
             .deploy
-            .map(|d| Self::deploy_settings(d, &at))
+            .map(|d| deploy::deploy_settings(d, &at))
             .transpose()?;
 
         Ok(Config {
@@ -619,77 +447,6 @@ impl Config {
             publish,
             alerts,
             deploy,
-        })
-    }
-
-    fn deploy_settings(
-        raw: RawDeploy,
-        at: &dyn Fn(std::ops::Range<usize>) -> String,
-    ) -> Result<DeploySettings> {
-        let url = raw.url.get_ref().trim().to_string();
-        let (bucket, prefix) = parse_bucket_url(&url)
-            .map_err(|why| anyhow::anyhow!("{}: deploy.url: {why}", at(raw.url.span())))?;
-        let endpoint = match raw.endpoint {
-            None => None,
-            Some(e) => {
-                let v = e.get_ref().trim().trim_end_matches('/').to_string();
-                check_feed_url(&v).map_err(|why| {
-                    anyhow::anyhow!(
-                        "{}: deploy.endpoint: {why}; e.g. \"https://ACCOUNT_ID.r2.cloudflarestorage.com\"",
-                        at(e.span())
-                    )
-                })?;
-                Some(v)
-            }
-        };
-        let concurrency = match raw.concurrency {
-            None => DeploySettings::DEFAULT_CONCURRENCY,
-            Some(c) if (1..=256).contains(c.get_ref()) => *c.get_ref(),
-            Some(c) => bail!("{}: deploy.concurrency must be 1 to 256", at(c.span())),
-        };
-        let retries = match raw.retries {
-            None => DeploySettings::DEFAULT_RETRIES,
-            Some(r) if *r.get_ref() <= 20 => *r.get_ref(),
-            Some(r) => bail!("{}: deploy.retries must be 0 to 20", at(r.span())),
-        };
-        let header = |v: Option<Spanned<String>>, key: &str, default: &str| -> Result<String> {
-            match v {
-                None => Ok(default.to_string()),
-                Some(s)
-                    if !s.get_ref().trim().is_empty()
-                        && s.get_ref()
-                            .chars()
-                            .all(|c| c == ' ' || c.is_ascii_graphic()) =>
-                {
-                    Ok(s.get_ref().trim().to_string())
-                }
-                Some(s) => bail!(
-                    "{}: deploy.{key} must be a non-empty Cache-Control value such as {default:?}",
-                    at(s.span())
-                ),
-            }
-        };
-        Ok(DeploySettings {
-            url,
-            bucket,
-            prefix,
-            region: raw
-                .region
-                .map(|r| r.trim().to_string())
-                .filter(|r| !r.is_empty()),
-            endpoint,
-            concurrency,
-            retries,
-            cache_control: header(
-                raw.cache_control,
-                "cache_control",
-                DeploySettings::DEFAULT_CACHE_CONTROL,
-            )?,
-            cache_control_immutable: header(
-                raw.cache_control_immutable,
-                "cache_control_immutable",
-                DeploySettings::DEFAULT_CACHE_CONTROL_IMMUTABLE,
-            )?,
         })
     }
 
@@ -761,239 +518,4 @@ pub fn config_path(root: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MINIMAL: &str = r#"
-title = "テックニュースまとめ"
-base_url = "https://user.github.io/repo/"
-language = "ja"
-timezone = "Asia/Tokyo"
-
-[[feeds]]
-url = "https://rss.itmedia.co.jp/rss/2.0/itmedia_all.xml"
-category = "IT"
-site = "ITmedia 総合記事一覧"
-
-[[feeds]]
-url = "https://example.com/feed"
-category = "海外TECH"
-"#;
-
-    #[test]
-    fn parses_the_design_example() {
-        let c = Config::parse(MINIMAL, "matome.toml").unwrap();
-        assert_eq!(c.title, "テックニュースまとめ");
-        assert_eq!(c.timezone, chrono_tz::Asia::Tokyo);
-        assert_eq!(c.language, Language::Ja);
-        assert_eq!(c.feeds.len(), 2);
-        assert_eq!(c.feeds[0].site.as_deref(), Some("ITmedia 総合記事一覧"));
-        assert_eq!(c.feeds[1].site, None);
-        assert_eq!(c.fetch, FetchSettings::default());
-        assert_eq!(c.theme, "default");
-    }
-
-    #[test]
-    fn unknown_key_names_key_and_line() {
-        let text = MINIMAL.replace("category = \"IT\"", "category = \"IT\"\ncolour = \"red\"");
-        let err = Config::parse(&text, "matome.toml").unwrap_err().to_string();
-        assert!(err.contains("colour"), "{err}");
-        assert!(err.starts_with("matome.toml:10:"), "{err}");
-    }
-
-    #[test]
-    fn unknown_top_level_key_is_an_error() {
-        let text = format!("titel = \"x\"\n{MINIMAL}");
-        let err = Config::parse(&text, "matome.toml").unwrap_err().to_string();
-        assert!(err.contains("titel"), "{err}");
-        assert!(err.starts_with("matome.toml:1:"), "{err}");
-    }
-
-    #[test]
-    fn bad_timezone_names_line() {
-        let text = MINIMAL.replace("Asia/Tokyo", "Tokyo/Japan");
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(err.starts_with("m.toml:5:"), "{err}");
-        assert!(err.contains("timezone"), "{err}");
-    }
-
-    #[test]
-    fn feed_url_must_be_http() {
-        let text = MINIMAL.replace("https://example.com/feed", "ftp://example.com/feed");
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(err.starts_with("m.toml:13:"), "{err}");
-        assert!(err.contains("ftp"), "{err}");
-    }
-
-    #[test]
-    fn duplicate_feed_is_an_error() {
-        let text = MINIMAL.replace(
-            "https://example.com/feed",
-            "https://rss.itmedia.co.jp/rss/2.0/itmedia_all.xml",
-        );
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(err.contains("listed twice"), "{err}");
-    }
-
-    #[test]
-    fn fetch_settings_override_defaults() {
-        let text = format!("{MINIMAL}\n[fetch]\nconcurrency = 4\ntimeout = 2.5\n")
-            .replace("[[feeds]]", "[[feeds]]");
-        // [fetch] after [[feeds]] arrays is still a top-level table in TOML.
-        let c = Config::parse(&text, "m.toml").unwrap();
-        assert_eq!(c.fetch.concurrency, 4);
-        assert_eq!(c.fetch.timeout, Duration::from_millis(2500));
-        assert_eq!(c.fetch.per_host, 2);
-    }
-
-    /// `timeout = 1e300`, `concurrency = 9223372036854775807` and
-    /// `backoff_base = backoff_max = 1e15` panicked (Duration, Semaphore, date overflow);
-    /// `timeout = 0` failed every feed. Each is refused with the file, line and key.
-    #[test]
-    fn numeric_settings_out_of_range_are_refused_with_file_line_and_key() {
-        let cases = [
-            ("[fetch]\ntimeout = 1e300\n", "fetch.timeout"),
-            (
-                "[fetch]\ntimeout = 0\n",
-                "fetch.timeout must be more than 0",
-            ),
-            ("[fetch]\nconnect_timeout = 0\n", "fetch.connect_timeout"),
-            ("[fetch]\ntimeout = nan\n", "fetch.timeout"),
-            ("[fetch]\ntimeout = -1\n", "fetch.timeout"),
-            (
-                "[fetch]\nconcurrency = 9223372036854775807\n",
-                "fetch.concurrency",
-            ),
-            ("[fetch]\nper_host = -3\n", "fetch.per_host"),
-            (
-                "[fetch]\nbackoff_base = 1e15\nbackoff_max = 1e15\n",
-                "fetch.backoff_base",
-            ),
-            (
-                "[fetch]\nbackoff_base = 7200\nbackoff_max = 3600\n",
-                "must not be more than",
-            ),
-            (
-                "[fetch]\nmax_body_bytes = 9223372036854775807\n",
-                "fetch.max_body_bytes",
-            ),
-            ("[fetch]\nmax_redirects = 1000\n", "fetch.max_redirects"),
-            (
-                "[fetch]\nretry_after_max_wait = 1e20\n",
-                "fetch.retry_after_max_wait",
-            ),
-            (
-                "[fetch]\nmax_items_per_feed = 0\n",
-                "fetch.max_items_per_feed",
-            ),
-            ("[fetch]\nmax_text_chars = -1\n", "fetch.max_text_chars"),
-            ("[analyze]\nkeywords = 100000000\n", "analyze.keywords"),
-            (
-                "[build]\nitems_per_page = 9223372036854775807\n",
-                "build.items_per_page",
-            ),
-            ("[trends]\nmin_count = -1\n", "trends.min_count"),
-            ("[trends]\nmin_score = inf\n", "trends.min_score"),
-            ("[trends]\ncloud_words = 1e9\n", "cloud_words"),
-        ];
-        for (table, key) in cases {
-            let text = format!("{MINIMAL}\n{table}");
-            let line = MINIMAL.lines().count() + 3;
-            let err = Config::parse(&text, "matome.toml")
-                .map(|c| format!("accepted: {:?}", c.fetch))
-                .unwrap_or_else(|e| e.to_string());
-            assert!(err.starts_with("matome.toml:"), "{table}: {err}");
-            assert!(err.contains(key), "{table}: {err}");
-            assert!(
-                err.starts_with(&format!("matome.toml:{line}:"))
-                    || err.starts_with(&format!("matome.toml:{}:", line + 1)),
-                "{table}: {err}"
-            );
-        }
-        // The ends of each range are accepted.
-        let text = format!(
-            "{MINIMAL}\n[fetch]\nconcurrency = 1024\ntimeout = 0.5\nbackoff_base = 604800\nbackoff_max = 2592000\nmax_redirects = 0\n"
-        );
-        let c = Config::parse(&text, "matome.toml").unwrap();
-        assert_eq!(c.fetch.concurrency, 1024);
-        assert_eq!(c.fetch.max_redirects, 0);
-    }
-
-    #[test]
-    fn deploy_table_is_parsed_with_defaults() {
-        let text = format!(
-            "{MINIMAL}\n[deploy]\nurl = \"s3://news-site/archive/\"\nendpoint = \"http://127.0.0.1:9000/\"\n"
-        );
-        let c = Config::parse(&text, "m.toml").unwrap();
-        let d = c.deploy.unwrap();
-        assert_eq!(
-            (d.bucket.as_str(), d.prefix.as_str()),
-            ("news-site", "archive")
-        );
-        assert_eq!(d.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
-        assert_eq!(d.concurrency, DeploySettings::DEFAULT_CONCURRENCY);
-        assert_eq!(d.cache_control, DeploySettings::DEFAULT_CACHE_CONTROL);
-        assert!(Config::parse(MINIMAL, "m.toml").unwrap().deploy.is_none());
-    }
-
-    #[test]
-    fn deploy_errors_name_key_and_line() {
-        let text = format!("{MINIMAL}\n[deploy]\nurl = \"https://bucket\"\n");
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(
-            err.starts_with("m.toml:17:") && err.contains("deploy.url"),
-            "{err}"
-        );
-        let text = format!("{MINIMAL}\n[deploy]\nurl = \"s3://b\"\nbucket = \"b\"\n");
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(
-            err.starts_with("m.toml:18:") && err.contains("bucket"),
-            "{err}"
-        );
-        let text = format!("{MINIMAL}\n[deploy]\nurl = \"s3://b\"\nconcurrency = 0\n");
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(err.contains("deploy.concurrency"), "{err}");
-        let text = format!("{MINIMAL}\n[deploy]\nurl = \"s3://b\"\nretries = 1000000000000\n");
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(
-            err.starts_with("m.toml:18:") && err.contains("deploy.retries"),
-            "{err}"
-        );
-        assert!(parse_bucket_url("s3://Bad_Bucket").is_err());
-        assert!(parse_bucket_url("s3://b/a/../c").is_err());
-        assert_eq!(parse_bucket_url("s3://b"), Ok(("b".into(), String::new())));
-    }
-
-    #[test]
-    fn zero_concurrency_is_refused() {
-        let text = format!("{MINIMAL}\n[fetch]\nconcurrency = 0\n");
-        let err = Config::parse(&text, "m.toml").unwrap_err().to_string();
-        assert!(err.contains("fetch.concurrency"), "{err}");
-    }
-
-    #[test]
-    fn run_timeout_has_a_range() {
-        let parse = |v: &str| {
-            Config::parse(
-                &format!("{MINIMAL}\n[fetch]\nrun_timeout = {v}\n"),
-                "m.toml",
-            )
-        };
-        assert_eq!(
-            parse("90").unwrap().fetch.run_timeout,
-            Duration::from_secs(90)
-        );
-        assert_eq!(
-            parse("2.5").unwrap().fetch.run_timeout,
-            Duration::from_millis(2500)
-        );
-        for bad in ["0", "0.5", "-1", "1e300", "nan", "inf", "86401"] {
-            let err = parse(bad).unwrap_err().to_string();
-            assert!(err.starts_with("m.toml:17:"), "{bad}: {err}");
-            assert!(
-                err.contains("fetch.run_timeout") && err.contains("at least 1 and at most 86400"),
-                "{bad}: {err}"
-            );
-        }
-    }
-}
+mod tests;

@@ -1,4 +1,5 @@
-//! File-system helpers shared by the stages: atomic writes and the site lock.
+//! File-system helpers shared by the stages: atomic writes, reading and writing the committed JSON
+//! state files, and the site lock.
 //!
 //! A write either lands whole or not at all (temp file in the same folder, fsync, rename, fsync
 //! of the folder), so a killed run never leaves a half-written content or state file.
@@ -127,6 +128,32 @@ pub fn remove_stale_temp_files(dir: &Path, older_than: std::time::SystemTime) ->
         }
     }
     removed
+}
+
+/// Reads a committed JSON state file (`fetch-state.json`, `publish-state.json`): `None` when it
+/// does not exist; a file that is not valid JSON of `T` is an error naming it as
+/// "not a valid {`what`} file" followed by `fix` (what the user can do about it).
+pub fn read_state<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &str,
+    fix: &str,
+) -> Result<Option<T>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .with_context(|| format!("{} is not a valid {what} file; {fix}", path.display()))
+}
+
+/// Writes a committed JSON state file atomically: pretty JSON (diffs well under git) and a
+/// final newline.
+pub fn write_state<T: serde::Serialize>(path: &Path, state: &T) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(state).expect("state serialises");
+    text.push('\n');
+    write_atomic(path, text.as_bytes())
 }
 
 /// 64-bit FNV-1a of `bytes`: a fixed, dependency-free hash for caches that outlive the process.

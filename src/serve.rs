@@ -9,26 +9,33 @@
 //! output folder, which stays exactly what `matome build` deploys. Modelled on mdBook's
 //! `serve`: an explicit list of watched inputs (never the output), a debounce, a rebuild, a
 //! broadcast.
+//!
+//! This file is the HTTP server: start-up, routing under the current base path, files (404.html,
+//! traversal refused, the injected script), the Host check, re-rooting. The watcher, rebuilds and
+//! the server-sent events are in `serve/live.rs` (beside `live.js`); `/api/search` is in
+//! `serve/api.rs`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use axum::Router;
-use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use tokio::sync::broadcast;
 
 use crate::config::Config;
-use crate::render::{self, BuildOptions};
-use crate::search::index::{MAX_OFFSET, SearchOptions, SiteSearcher, parse_date, parse_until};
+use crate::render;
+use crate::search::index::SiteSearcher;
+
+mod api;
+mod live;
+
+use api::api_search;
+use live::{Signal, events, live_js, rebuild, watch};
 
 /// `matome serve`'s options.
 #[derive(Debug, Clone)]
@@ -36,15 +43,6 @@ pub struct ServeOptions {
     pub bind: IpAddr,
     /// 0 picks a free port.
     pub port: u16,
-}
-
-/// What open pages are told.
-#[derive(Debug, Clone)]
-enum Signal {
-    Reload,
-    Error(String),
-    /// The server stops: event streams end, so open pages do not hold the shutdown up.
-    Shutdown,
 }
 
 /// Where the site is served: follows `base_url`'s path from build to build.
@@ -158,36 +156,6 @@ async fn run(root: PathBuf, opts: ServeOptions) -> Result<()> {
     Ok(())
 }
 
-/// Builds the site; on success pages reload, on failure they show the error.
-fn rebuild(shared: &Shared) {
-    match render::build(&shared.root, &BuildOptions::default()) {
-        Ok(r) => {
-            println!(
-                "built: {} rendered, {} written, {} removed in {:.2} s",
-                r.rendered,
-                r.written,
-                r.removed,
-                r.elapsed.as_secs_f64()
-            );
-            let config = Config::load(&shared.root);
-            if let Ok(c) = &config {
-                reroot(shared, &crate::render::site::base_path(&c.base_url));
-            }
-            *shared.error.write().unwrap() = None;
-            let local_url = shared.paths().local_url;
-            let searcher = config.and_then(|c| SiteSearcher::open(&shared.root, &c, &local_url));
-            *shared.searcher.write().unwrap() = searcher.ok();
-            let _ = shared.signals.send(Signal::Reload);
-        }
-        Err(e) => {
-            let msg = format!("{e:#}");
-            eprintln!("error: {msg}");
-            *shared.error.write().unwrap() = Some(msg.clone());
-            let _ = shared.signals.send(Signal::Error(msg));
-        }
-    }
-}
-
 impl Shared {
     fn paths(&self) -> Paths {
         self.paths.read().unwrap().clone()
@@ -208,213 +176,6 @@ fn reroot(shared: &Shared, base_path: &str) {
         paths.local_url
     );
     paths.moved_from = Some(old);
-}
-
-/// The inputs a change to which rebuilds the site (never the output folder or the caches).
-const WATCHED: &[&str] = &["content", "templates", "themes", "static"];
-
-fn is_input(root: &Path, p: &Path) -> bool {
-    let Ok(rel) = p.strip_prefix(root) else {
-        return false;
-    };
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    // Editors' temporary and backup files.
-    if name.starts_with('.')
-        || name.ends_with('~')
-        || name.ends_with(".swp")
-        || name.ends_with(".tmp")
-    {
-        return false;
-    }
-    let first = rel
-        .components()
-        .next()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .unwrap_or_default();
-    first == crate::config::CONFIG_FILE || WATCHED.contains(&first.as_str())
-}
-
-/// Watches the inputs on a thread of its own: events are debounced (a save is often several
-/// events), then the site is rebuilt.
-fn watch(shared: Arc<Shared>) -> Result<()> {
-    use notify::{RecursiveMode, Watcher};
-    let (tx, rx) = std::sync::mpsc::channel::<notify::Result<notify::Event>>();
-    let mut watcher = notify::recommended_watcher(tx).context("starting the file watcher")?;
-    let root = shared.root.clone();
-    // The root itself (not recursively: the output folder is there) for matome.toml and for
-    // input folders created later.
-    watcher
-        .watch(&root, RecursiveMode::NonRecursive)
-        .with_context(|| format!("watching {}", root.display()))?;
-    let mut watched: Vec<PathBuf> = Vec::new();
-    fn add(root: &Path, watcher: &mut notify::RecommendedWatcher, watched: &mut Vec<PathBuf>) {
-        for d in WATCHED {
-            let p = root.join(d);
-            if p.is_dir()
-                && !watched.contains(&p)
-                && watcher.watch(&p, RecursiveMode::Recursive).is_ok()
-            {
-                watched.push(p);
-            }
-        }
-    }
-    add(&root, &mut watcher, &mut watched);
-    std::thread::Builder::new()
-        .name("matome-watch".into())
-        .spawn(move || {
-            let quiet = Duration::from_millis(250);
-            while let Ok(first) = rx.recv() {
-                let changes = |e: notify::Result<notify::Event>| {
-                    // Reading a file (the build reads content/) is not a change.
-                    e.is_ok_and(|e| {
-                        !matches!(e.kind, notify::EventKind::Access(_))
-                            && e.paths.iter().any(|p| is_input(&root, p))
-                    })
-                };
-                let mut relevant = changes(first);
-                // Debounce: wait until the inputs have been quiet for a moment.
-                loop {
-                    match rx.recv_timeout(quiet) {
-                        Ok(e) => relevant |= changes(e),
-                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
-                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
-                    }
-                }
-                if relevant {
-                    add(&root, &mut watcher, &mut watched);
-                    rebuild(&shared);
-                }
-            }
-        })
-        .context("starting the watcher thread")?;
-    Ok(())
-}
-
-async fn events(
-    State(shared): State<Arc<Shared>>,
-) -> Sse<impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>>> {
-    let rx = shared.signals.subscribe();
-    // A page that loads while the build is broken sees the error at once.
-    let pending = shared.error.read().unwrap().clone().map(Signal::Error);
-    let stream = futures_util::stream::unfold((rx, pending), |(mut rx, pending)| async move {
-        let signal = match pending {
-            Some(s) => s,
-            None => loop {
-                match rx.recv().await {
-                    Ok(s) => break s,
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
-            },
-        };
-        let event = match signal {
-            Signal::Reload => Event::default().event("reload").data("reload"),
-            Signal::Error(msg) => Event::default().event("build-error").data(msg),
-            Signal::Shutdown => return None,
-        };
-        Some((Ok(event), (rx, None)))
-    });
-    Sse::new(stream).keep_alive(KeepAlive::default())
-}
-
-const LIVE_JS: &str = include_str!("serve/live.js");
-
-async fn live_js() -> impl IntoResponse {
-    (
-        [
-            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        LIVE_JS,
-    )
-}
-
-#[derive(Debug, Deserialize)]
-struct SearchParams {
-    #[serde(default)]
-    q: String,
-    limit: Option<usize>,
-    offset: Option<usize>,
-    category: Option<String>,
-    site: Option<String>,
-    since: Option<String>,
-    until: Option<String>,
-    sort: Option<String>,
-}
-
-/// The API's `limit` is clamped to `1..=API_MAX_LIMIT`.
-const API_MAX_LIMIT: usize = 200;
-
-fn bad_request(msg: String) -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        axum::Json(serde_json::json!({ "error": msg })),
-    )
-        .into_response()
-}
-
-async fn api_search(
-    State(shared): State<Arc<Shared>>,
-    query: Result<Query<SearchParams>, QueryRejection>,
-) -> Response {
-    // A malformed parameter (`offset=-1`, `limit=1e99`, a number past u64) is the caller's
-    // mistake: a 400 with a JSON error, as the page expects, not axum's plain text.
-    let p = match query {
-        Ok(Query(p)) => p,
-        Err(e) => return bad_request(e.body_text()),
-    };
-    // `offset` past the bound is refused rather than clamped: clamping would answer a
-    // different question. (The searcher allocates for offset + limit hits.)
-    let offset = p.offset.unwrap_or(0);
-    if offset > MAX_OFFSET {
-        return bad_request(format!(
-            "offset {offset} is too large: at most {MAX_OFFSET} hits can be skipped (narrow the query instead)"
-        ));
-    }
-    let tz = shared.timezone;
-    let date = |d: &Option<String>, end: bool| -> Result<Option<i64>> {
-        d.as_deref()
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                if end {
-                    parse_until(s, tz)
-                } else {
-                    parse_date(s, tz)
-                }
-            })
-            .transpose()
-    };
-    let (since, until) = match (date(&p.since, false), date(&p.until, true)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return bad_request(format!("{e:#}")),
-    };
-    let opts = SearchOptions {
-        query: p.q,
-        limit: p.limit.unwrap_or(20).clamp(1, API_MAX_LIMIT),
-        offset,
-        category: p.category.filter(|s| !s.is_empty()),
-        site: p.site.filter(|s| !s.is_empty()),
-        since,
-        until,
-        by_date: p.sort.as_deref() == Some("date"),
-    };
-    let result = match shared.searcher.read().unwrap().as_ref() {
-        Some(s) => s.search(&opts),
-        None => Err(anyhow!(
-            "the search index is not ready (the last build failed)"
-        )),
-    };
-    match result {
-        Ok(hits) => axum::Json(serde_json::json!({ "hits": hits })).into_response(),
-        Err(e) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            axum::Json(serde_json::json!({ "error": format!("{e:#}") })),
-        )
-            .into_response(),
-    }
 }
 
 fn content_type(p: &Path) -> &'static str {
@@ -651,115 +412,4 @@ fn find_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn shared(out: &Path) -> Shared {
-        Shared {
-            root: out.to_path_buf(),
-            output: out.to_path_buf(),
-            local: "127.0.0.1:1".parse().unwrap(),
-            paths: RwLock::new(Paths {
-                base_path: "/repo/".into(),
-                local_url: "http://127.0.0.1:1/repo/".into(),
-                moved_from: None,
-            }),
-            hosts: allowed_hosts("127.0.0.1:8000".parse().unwrap()),
-            timezone: chrono_tz::UTC,
-            error: RwLock::new(None),
-            searcher: RwLock::new(None),
-            signals: broadcast::channel(1).0,
-        }
-    }
-
-    #[test]
-    fn requests_resolve_inside_the_output_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("public");
-        std::fs::create_dir_all(out.join("keywords/日本銀行")).unwrap();
-        std::fs::write(out.join("keywords/日本銀行/index.html"), "k").unwrap();
-        std::fs::write(out.join("index.html"), "home").unwrap();
-        std::fs::write(dir.path().join("secret.txt"), "no").unwrap();
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(dir.path().join("secret.txt"), out.join("link.txt")).unwrap();
-        let s = shared(&out);
-        assert!(resolve(&s, "/repo/").is_some());
-        assert!(resolve(&s, "/repo/keywords/%E6%97%A5%E6%9C%AC%E9%8A%80%E8%A1%8C/").is_some());
-        assert!(resolve(&s, "/repo/keywords/日本銀行/").is_some());
-        for bad in [
-            "/repo/../secret.txt",
-            "/repo/%2e%2e/secret.txt",
-            "/repo/keywords/../../secret.txt",
-            "/repo//etc/passwd",
-            "/repo/link.txt",
-            "/secret.txt",
-            "/repo/keywords/",
-        ] {
-            assert_eq!(resolve(&s, bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn only_the_bound_address_is_a_host() {
-        let local: SocketAddr = "127.0.0.1:8000".parse().unwrap();
-        let h = allowed_hosts(local);
-        for ok in [
-            "127.0.0.1:8000",
-            "localhost:8000",
-            "LOCALHOST:8000",
-            "[::1]:8000",
-        ] {
-            assert!(h.allows(ok), "{ok}");
-        }
-        for bad in [
-            "",
-            "127.0.0.1",
-            "localhost",
-            "127.0.0.1:80",
-            "127.0.0.1:08000x",
-            "evil.example:8000",
-            "localhost.evil.example:8000",
-            "192.168.1.2:8000",
-            "[::1]",
-            "[::1:8000",
-            "[::1]x:8000",
-            "::1:8000",
-        ] {
-            assert!(!h.allows(bad), "{bad}");
-        }
-        // Port 80: browsers leave the port out.
-        let h = allowed_hosts("127.0.0.1:80".parse().unwrap());
-        assert!(h.allows("localhost") && h.allows("127.0.0.1:80"));
-        // Bound to a LAN address: that address too; bound to every interface: any address.
-        let h = allowed_hosts("192.168.1.2:8000".parse().unwrap());
-        assert!(h.allows("192.168.1.2:8000") && !h.allows("192.168.1.3:8000"));
-        let h = allowed_hosts("0.0.0.0:8000".parse().unwrap());
-        assert!(h.allows("192.168.1.3:8000") && h.allows("[fe80::1]:8000"));
-        assert!(!h.allows("evil.example:8000"));
-    }
-
-    #[test]
-    fn only_inputs_trigger_rebuilds() {
-        let root = Path::new("/site");
-        for yes in [
-            "matome.toml",
-            "content/2021/07/20/0800.md",
-            "templates/digest.html",
-            "themes/default/static/style.css",
-            "static/logo.png",
-        ] {
-            assert!(is_input(root, &root.join(yes)), "{yes}");
-        }
-        for no in [
-            "public/index.html",
-            ".matome/archive/2021-07.bin",
-            ".matome.lock",
-            "content/2021/07/20/.0800.md.tmp",
-            "templates/digest.html~",
-            "fetch-state.json",
-            "/elsewhere/x",
-        ] {
-            assert!(!is_input(root, &root.join(no)), "{no}");
-        }
-    }
-}
+mod tests;

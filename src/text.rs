@@ -7,13 +7,15 @@
 //! escaping for XML and HTML output ([`xml_escape`]) and which URLs are links
 //! ([`is_http_url`], [`http_url`]).
 
-/// Elements whose content is never text.
+#[doc(hidden)]
+pub mod reference;
 mod scan;
 
 use scan::Scanner;
 #[cfg(test)]
 pub(crate) use scan::{html_to_text_work, reset_work, work_done};
 
+/// Elements whose content is never text.
 const DROPPED: &[&str] = &[
     "script", "style", "noscript", "template", "iframe", "object", "svg", "math", "head",
 ];
@@ -507,7 +509,6 @@ mod tests {
 }
 
 /// Randomised tests: no panic, plain output, the same text as the straightforward (quadratic)
-/// scanner this one replaced, and work linear in the input.
-
+/// scanner this one replaced (`text/reference.rs`), and work linear in the input.
 #[cfg(test)]
 mod html_tests;

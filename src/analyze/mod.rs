@@ -401,6 +401,11 @@ mod tests {
         }
     }
 
+    /// The `n` 頻出ワード of an item without document frequencies.
+    fn keywords(category: &str, site: &str, title: &str, text: &str, n: usize) -> Vec<String> {
+        Analyzer::get().keywords(&item(category, site, title, text), &DocFreq::default(), n)
+    }
+
     fn displays(text: &str) -> Vec<String> {
         Analyzer::get()
             .terms(&prepare(text))
@@ -496,15 +501,14 @@ mod tests {
 
     #[test]
     fn english_names_outrank_verbs() {
-        let a = Analyzer::get();
-        let it = item(
+        let kw = keywords(
             "海外TECH",
             "Byteline",
             "Browser maker rewrites its font parser in Rust",
             "The browser maker rewrote the parser in Rust after memory bugs were reported. \
              Engineers said GitHub Copilot helped, and GitHub Copilot wrote the tests.",
+            5,
         );
-        let kw = a.keywords(&it, &DocFreq::default(), 5);
         assert_eq!(kw[0], "Rust", "{kw:?}");
         assert!(
             kw.contains(&"Browser maker".to_string()),
@@ -523,14 +527,13 @@ mod tests {
 
     #[test]
     fn recurring_three_word_phrases_and_sentence_initial_capitals() {
-        let a = Analyzer::get();
-        let it = item(
+        let kw = keywords(
             "海外TECH",
             "Byteline",
             "Misconfigured DNS change takes down small modular reactors",
             "Engineers said small modular reactors rely on DNS. The small modular reactors were fine.",
+            3,
         );
-        let kw = a.keywords(&it, &DocFreq::default(), 3);
         assert!(kw.contains(&"small modular reactors".to_string()), "{kw:?}");
         assert!(
             !kw.contains(&"Misconfigured DNS".to_string()),
@@ -549,14 +552,13 @@ mod tests {
 
     #[test]
     fn keywords_never_repeat_category_or_site() {
-        let a = Analyzer::get();
-        let it = item(
+        let kw = keywords(
             "金融",
             "日本銀行",
             "日本銀行、金融政策を維持",
             "日本銀行は金融政策決定会合で現状維持を決めた。長期金利の変動幅は据え置いた。",
+            3,
         );
-        let kw = a.keywords(&it, &DocFreq::default(), 3);
         assert!(!kw.contains(&"日本銀行".to_string()), "{kw:?}");
         assert!(!kw.contains(&"金融".to_string()), "{kw:?}");
         assert!(kw.contains(&"長期金利".to_string()), "{kw:?}");

@@ -440,6 +440,17 @@ mod tests {
             .unwrap();
     }
 
+    /// A site with one item ("a", IT) in the 08:00 digest of 2021-07-20.
+    fn one_item_site() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "2021-07-20T08:00:00+09:00",
+            vec![item("a", "IT", &[])],
+        );
+        dir
+    }
+
     #[test]
     fn indexes_and_cache_agree_with_content() {
         let dir = tempfile::tempdir().unwrap();
@@ -489,13 +500,8 @@ mod tests {
 
     #[test]
     fn a_same_size_edit_with_a_new_time_is_caught_by_the_hash() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = one_item_site();
         let root = dir.path();
-        write(
-            root,
-            "2021-07-20T08:00:00+09:00",
-            vec![item("a", "IT", &[])],
-        );
         Archive::load(root).unwrap();
         let p = root.join("content/2021/07/20/0800.md");
         let text = std::fs::read_to_string(&p).unwrap();
@@ -506,13 +512,8 @@ mod tests {
 
     #[test]
     fn a_broken_file_is_named_with_its_line() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = one_item_site();
         let root = dir.path();
-        write(
-            root,
-            "2021-07-20T08:00:00+09:00",
-            vec![item("a", "IT", &[])],
-        );
         let p = root.join("content/2021/07/20/0900.md");
         std::fs::write(
             &p,

@@ -222,6 +222,21 @@ mod tests {
 
     /// Issue 11, finding 5: keys.json decides which items are new; an edited or corrupted one
     /// (here: an id it does not have) must not be believed.
+    /// A site with items a1, a2 in its 08:00 file and b1 in its 09:00 file (2021-07-20), and
+    /// the paths of the two files.
+    fn two_files() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("content/2021/07/20/0800.md");
+        let b = dir.path().join("content/2021/07/20/0900.md");
+        snap("2021-07-20T08:00:00+09:00", &["a1", "a2"])
+            .write(&a)
+            .unwrap();
+        snap("2021-07-20T09:00:00+09:00", &["b1"])
+            .write(&b)
+            .unwrap();
+        (dir, a, b)
+    }
+
     #[test]
     fn a_keys_cache_that_does_not_verify_is_rebuilt() {
         let dir = tempfile::tempdir().unwrap();
@@ -242,16 +257,8 @@ mod tests {
 
     #[test]
     fn unchanged_files_come_from_the_cache_changed_ones_are_parsed() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, a, b) = two_files();
         let root = dir.path();
-        let a = root.join("content/2021/07/20/0800.md");
-        let b = root.join("content/2021/07/20/0900.md");
-        snap("2021-07-20T08:00:00+09:00", &["a1", "a2"])
-            .write(&a)
-            .unwrap();
-        snap("2021-07-20T09:00:00+09:00", &["b1"])
-            .write(&b)
-            .unwrap();
 
         let first = load_keys(root).unwrap();
         assert_eq!((first.items, first.parsed_files), (3, 2));
@@ -339,16 +346,8 @@ mod tests {
     /// new again: their keys are read from the lines that still make sense.
     #[test]
     fn a_broken_file_still_counts_its_items_as_archived() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, a, _) = two_files();
         let root = dir.path();
-        let a = root.join("content/2021/07/20/0800.md");
-        let b = root.join("content/2021/07/20/0900.md");
-        snap("2021-07-20T08:00:00+09:00", &["a1", "a2"])
-            .write(&a)
-            .unwrap();
-        snap("2021-07-20T09:00:00+09:00", &["b1"])
-            .write(&b)
-            .unwrap();
         let text = std::fs::read_to_string(&a).unwrap();
         std::fs::write(&a, text.replacen("title = \"t\"", "title = t\"", 1)).unwrap();
         let keys = load_keys(root).unwrap();

@@ -257,6 +257,21 @@ pub struct ItemContext<'a> {
     pub settings: &'a FetchSettings,
 }
 
+/// The context the unit and property tests turn entries into items in: an IT news feed at
+/// `http://example.com/feed.xml` (site "Example"), fetched 2021-07-20 08:28:58 in Tokyo.
+#[cfg(test)]
+pub(crate) fn test_context(settings: &FetchSettings) -> ItemContext<'_> {
+    ItemContext {
+        kind: crate::config::FeedKind::News,
+        feed_url: "http://example.com/feed.xml",
+        category: "IT",
+        site: "Example",
+        now: DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap(),
+        tz: chrono_tz::Asia::Tokyo,
+        settings,
+    }
+}
+
 /// The item's stable id: the GUID, else the link, else a hash of title and text. Never random,
 /// or the item would be archived again every hour.
 pub fn stable_id(entry: &Entry) -> String {
@@ -447,16 +462,8 @@ mod tests {
     #[test]
     fn dates_are_clamped_and_defaulted() {
         let settings = FetchSettings::default();
-        let now = DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap();
-        let cx = ItemContext {
-            kind: crate::config::FeedKind::News,
-            feed_url: URL,
-            category: "IT",
-            site: "Example",
-            now,
-            tz: chrono_tz::Asia::Tokyo,
-            settings: &settings,
-        };
+        let cx = test_context(&settings);
+        let now = cx.now;
         let mut e = Entry {
             trend: None,
             guid: None,
@@ -480,16 +487,8 @@ mod tests {
     #[test]
     fn dates_before_1990_become_the_run_time_and_are_noted() {
         let settings = FetchSettings::default();
-        let now = DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap();
-        let cx = ItemContext {
-            kind: crate::config::FeedKind::News,
-            feed_url: URL,
-            category: "IT",
-            site: "Example",
-            now,
-            tz: chrono_tz::Asia::Tokyo,
-            settings: &settings,
-        };
+        let cx = test_context(&settings);
+        let now = cx.now;
         let entry = |published: Option<&str>| Entry {
             trend: None,
             guid: None,
@@ -551,15 +550,7 @@ mod tests {
     #[test]
     fn long_titles_are_bounded() {
         let settings = FetchSettings::default();
-        let cx = ItemContext {
-            kind: crate::config::FeedKind::News,
-            feed_url: URL,
-            category: "IT",
-            site: "Example",
-            now: DateTime::parse_from_rfc3339("2021-07-20T08:28:58+09:00").unwrap(),
-            tz: chrono_tz::Asia::Tokyo,
-            settings: &settings,
-        };
+        let cx = test_context(&settings);
         let e = Entry {
             trend: None,
             guid: Some("g".into()),

@@ -9,8 +9,8 @@ use chrono::{DateTime, FixedOffset, TimeZone};
 use proptest::prelude::*;
 
 use super::decode::{decode, xml_declared_encoding};
-use super::parse::{ItemContext, parse_feed, to_item};
-use crate::config::{FeedKind, FetchSettings};
+use super::parse::{parse_feed, test_context, to_item};
+use crate::config::FetchSettings;
 use crate::content::{Item, NewsLink, Snapshot, Trend};
 
 const URL: &str = "http://example.com/feed.xml";
@@ -258,16 +258,7 @@ proptest! {
         let Ok(text) = decode(&bytes, None) else { return Ok(()) };
         let Ok(feed) = parse_feed(&text, URL) else { return Ok(()) };
         let settings = settings();
-        let now = FixedOffset::east_opt(9 * 3600).unwrap().with_ymd_and_hms(2021, 7, 20, 8, 28, 58).unwrap();
-        let cx = ItemContext {
-            feed_url: URL,
-            kind: FeedKind::News,
-            category: "IT",
-            site: "example",
-            now,
-            tz: chrono_tz::Asia::Tokyo,
-            settings: &settings,
-        };
+        let cx = test_context(&settings);
         let items: Vec<Item> = feed.entries.iter().map(|e| to_item(e, &cx)).collect();
         for item in &items {
             prop_assert!(item.text.chars().count() <= settings.max_text_chars);

@@ -61,25 +61,16 @@ impl FetchState {
 
     /// Reads the state; a missing file is an empty state.
     pub fn load(root: &Path) -> Result<FetchState> {
-        let path = Self::path(root);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(FetchState {
-                    version: VERSION,
-                    ..Default::default()
-                });
-            }
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-        };
-        let state: FetchState = serde_json::from_str(&text).with_context(|| {
-            format!(
-                "{} is not a valid fetch state file; fix it, restore it with git, or delete it \
-                 (matome then fetches every feed unconditionally)",
-                path.display()
-            )
-        })?;
-        Ok(state)
+        let state = fsutil::read_state(
+            &Self::path(root),
+            "fetch state",
+            "fix it, restore it with git, or delete it \
+             (matome then fetches every feed unconditionally)",
+        )?;
+        Ok(state.unwrap_or_else(|| FetchState {
+            version: VERSION,
+            ..Default::default()
+        }))
     }
 
     /// Reads the state for a fetch run. A file that is not valid state does not stop the run: it
@@ -139,9 +130,7 @@ impl FetchState {
             version: VERSION,
             ..self.clone()
         };
-        let mut text = serde_json::to_string_pretty(&current).expect("state serialises");
-        text.push('\n');
-        fsutil::write_atomic(&Self::path(root), text.as_bytes())
+        fsutil::write_state(&Self::path(root), &current)
     }
 }
 

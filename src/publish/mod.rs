@@ -450,17 +450,15 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
             continue;
         }
         let mut redactor = targets::Redactor::default();
-        let creds = match targets::credentials(t, &mut redactor) {
+        let creds = targets::credentials(t, &mut redactor);
+        // A failure of this target: recorded (redacted) in the state and the report.
+        let failed = |state: &mut PublishState, report: &mut PublishReport, error: String| {
+            fail(state, report, name, now, error, &redactor)
+        };
+        let creds = match creds {
             Ok(c) => c,
             Err(e) => {
-                fail(
-                    &mut state,
-                    &mut report,
-                    name,
-                    now,
-                    format!("{e:#}"),
-                    &redactor,
-                );
+                failed(&mut state, &mut report, format!("{e:#}"));
                 state.save(root)?;
                 continue;
             }
@@ -476,14 +474,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
                     continue;
                 }
                 Err(e) => {
-                    fail(
-                        &mut state,
-                        &mut report,
-                        name,
-                        now,
-                        format!("{e:#}"),
-                        &redactor,
-                    );
+                    failed(&mut state, &mut report, format!("{e:#}"));
                     break;
                 }
             };
@@ -503,13 +494,10 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
                     state.save(root)?;
                 }
                 Err(e) => {
-                    fail(
+                    failed(
                         &mut state,
                         &mut report,
-                        name,
-                        now,
                         format!("posting {}: {e:#}", post.id),
-                        &redactor,
                     );
                     break;
                 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
@@ -96,24 +96,16 @@ impl PublishState {
 
     /// Reads the state; a missing file is an empty state.
     pub fn load(root: &Path) -> Result<PublishState> {
-        let path = Self::path(root);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(PublishState {
-                    version: VERSION,
-                    ..Default::default()
-                });
-            }
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-        };
-        serde_json::from_str(&text).with_context(|| {
-            format!(
-                "{} is not a valid publish state file; fix it or restore it with git (deleting it \
-                 makes every target start afresh from the newest digest, posting nothing older)",
-                path.display()
-            )
-        })
+        let state = fsutil::read_state(
+            &Self::path(root),
+            "publish state",
+            "fix it or restore it with git (deleting it makes every target start afresh from the \
+             newest digest, posting nothing older)",
+        )?;
+        Ok(state.unwrap_or_else(|| PublishState {
+            version: VERSION,
+            ..Default::default()
+        }))
     }
 
     /// Writes the state atomically.
@@ -122,9 +114,7 @@ impl PublishState {
             version: VERSION,
             ..self.clone()
         };
-        let mut text = serde_json::to_string_pretty(&current).expect("state serialises");
-        text.push('\n');
-        fsutil::write_atomic(&Self::path(root), text.as_bytes())
+        fsutil::write_state(&Self::path(root), &current)
     }
 }
 

@@ -316,6 +316,18 @@ mod tests {
         }
     }
 
+    /// Writes `text` to `root/rel`, making its folders.
+    fn put(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The error (with its causes) of loading theme `name` at `root`.
+    fn load_error(root: &Path, name: &str) -> String {
+        format!("{:#}", Theme::load(root, name, filters()).err().unwrap())
+    }
+
     #[test]
     fn site_templates_override_the_theme_which_overrides_the_defaults() {
         let dir = tempfile::tempdir().unwrap();
@@ -324,8 +336,7 @@ mod tests {
         let builtin_fp = theme.fingerprint;
         assert!(theme.statics.contains_key("style.css"));
 
-        std::fs::create_dir_all(root.join("themes/default/templates")).unwrap();
-        std::fs::write(root.join("themes/default/templates/robots.txt"), "theme").unwrap();
+        put(root, "themes/default/templates/robots.txt", "theme");
         let theme = Theme::load(root, "default", filters()).unwrap();
         assert_eq!(
             theme.render("robots.txt", &serde_json::json!({})).unwrap(),
@@ -333,8 +344,7 @@ mod tests {
         );
         assert_ne!(theme.fingerprint, builtin_fp);
 
-        std::fs::create_dir_all(root.join("templates")).unwrap();
-        std::fs::write(root.join("templates/robots.txt"), "site").unwrap();
+        put(root, "templates/robots.txt", "site");
         let theme = Theme::load(root, "default", filters()).unwrap();
         assert_eq!(
             theme.render("robots.txt", &serde_json::json!({})).unwrap(),
@@ -345,12 +355,8 @@ mod tests {
     #[test]
     fn a_broken_template_is_named_with_its_line() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("templates")).unwrap();
-        std::fs::write(dir.path().join("templates/404.html"), "ok\n{% if %}\n").unwrap();
-        let e = format!(
-            "{:#}",
-            Theme::load(dir.path(), "default", filters()).err().unwrap()
-        );
+        put(dir.path(), "templates/404.html", "ok\n{% if %}\n");
+        let e = load_error(dir.path(), "default");
         assert!(e.contains("templates/404.html"), "{e}");
         assert!(e.contains("2:"), "names the line: {e}");
     }
@@ -358,10 +364,7 @@ mod tests {
     #[test]
     fn a_missing_theme_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let e = format!(
-            "{:#}",
-            Theme::load(dir.path(), "fancy", filters()).err().unwrap()
-        );
+        let e = load_error(dir.path(), "fancy");
         assert!(e.contains("themes/fancy"), "{e}");
     }
 

@@ -9,11 +9,14 @@ use std::path::Path;
 
 /// The top-level module of each non-test `crate::NAME` reference in `src/`, per module.
 fn edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let test_files = test_module_paths(src);
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for entry in walkdir::WalkDir::new(src) {
         let entry = entry.unwrap();
         let path = entry.path();
-        if path.extension().is_none_or(|e| e != "rs") {
+        if path.extension().is_none_or(|e| e != "rs")
+            || test_files.iter().any(|t| path.starts_with(t))
+        {
             continue;
         }
         let rel = path.strip_prefix(src).unwrap();
@@ -44,6 +47,43 @@ fn edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     edges
 }
 
+/// The files (`NAME.rs`) and folders (`NAME/`) of the test modules that live in files of their
+/// own: `#[cfg(test)] mod NAME;` in `foo.rs` or `foo/mod.rs` is `foo/NAME.rs` (or
+/// `foo/NAME/mod.rs`), with everything below `foo/NAME/`.
+fn test_module_paths(src: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(src) {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_string_lossy();
+        let dir = if ["mod", "lib", "main"].contains(&stem.as_ref()) {
+            path.parent().unwrap().to_path_buf()
+        } else {
+            path.with_extension("")
+        };
+        let text = std::fs::read_to_string(path).unwrap();
+        for (i, _) in text.match_indices("#[cfg(test)]") {
+            let after = text[i + "#[cfg(test)]".len()..].trim_start();
+            let after = after.strip_prefix("pub(crate) ").unwrap_or(after);
+            let Some(decl) = after.strip_prefix("mod ") else {
+                continue;
+            };
+            let name: String = decl
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if decl[name.len()..].trim_start().starts_with(';') {
+                out.push(dir.join(format!("{name}.rs")));
+                out.push(dir.join(&name));
+            }
+        }
+    }
+    out
+}
+
 /// `text` without its `#[cfg(test)]` items (each up to its matching closing brace; braces in
 /// strings are rare enough in this code base to be balanced), code after them kept.
 fn without_test_modules(text: &str) -> String {
@@ -55,6 +95,11 @@ fn without_test_modules(text: &str) -> String {
         let Some(open) = rest.find('{') else {
             return out;
         };
+        // An item without a body (`mod tests;`, a `use`): up to its `;`.
+        if let Some(semi) = rest.find(';').filter(|&semi| semi < open) {
+            rest = &rest[semi + 1..];
+            continue;
+        }
         let mut depth = 0usize;
         let mut end = rest.len();
         for (j, c) in rest[open..].char_indices() {
@@ -134,6 +179,33 @@ fn code_after_a_test_module_still_counts() {
         "{code}"
     );
     assert!(!code.contains("crate::b"), "{code}");
+}
+
+/// `#[cfg(test)] mod tests;` once hid the item after it (its braces were taken for the test
+/// module's), and the test file it names was read as the module's own code.
+#[test]
+fn a_test_module_in_a_file_of_its_own_is_left_out_and_hides_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = src.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "a.rs",
+        "use crate::b;\n#[cfg(test)]\nmod tests;\npub fn f() { crate::c::g() }\n",
+    );
+    write("a/tests.rs", "use crate::d;\n");
+    write(
+        "e/mod.rs",
+        "#[cfg(test)]\nmod proptests;\npub fn h() { crate::c::g() }\n",
+    );
+    write("e/proptests.rs", "use crate::d;\n");
+    let edges = edges(src);
+    let names = |m: &str| edges[m].iter().cloned().collect::<Vec<_>>();
+    assert_eq!(names("a"), ["b", "c"], "{edges:?}");
+    assert_eq!(names("e"), ["c"], "{edges:?}");
 }
 
 #[test]

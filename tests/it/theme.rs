@@ -7,7 +7,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::support::Site;
+use crate::support::{RunOutput, Site};
 
 fn builtin(rel: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,6 +20,14 @@ fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The `warning:` lines a run printed.
+fn warnings(out: &RunOutput) -> Vec<&str> {
+    out.stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
         .collect()
 }
 
@@ -137,11 +145,7 @@ fn build_warns_once_about_an_override_ejected_from_an_older_builtin() {
     );
     let out = site.matome(&["build"]);
     out.assert_success();
-    let warned: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("warning:"))
-        .collect();
+    let warned = warnings(&out);
     assert_eq!(warned.len(), 1, "{out:?}");
     assert!(
         warned[0].starts_with("warning: templates/digest.html was ejected from matome 0.0.9 and the built-in digest.html has changed since"),
@@ -184,11 +188,7 @@ fn build_warns_about_a_theme_copy_made_by_an_older_init() {
     site.write("themes/default/static/style.css", "body { color: red }\n");
     let out = site.matome(&["build"]);
     out.assert_success();
-    let warned: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("warning:"))
-        .collect();
+    let warned = warnings(&out);
     assert_eq!(warned.len(), 1, "{out:?}");
     assert!(
         warned[0].contains("themes/default/static/style.css overrides the built-in style.css"),

@@ -1,0 +1,328 @@
+//! Queries against the full-text index: the query language of `matome search` and `serve`'s
+//! API (words AND-ed, `"quoted phrases"`, `-word` excludes; a query of only particles or stop
+//! words matches nothing), filters (category, site, dates in the site's zone), bounded paging,
+//! snippets, and [`SiteSearcher`]. Keeping the index in step with content/ is [`super`]'s.
+
+use std::ops::Bound;
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow};
+use chrono::{DateTime, TimeZone};
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{Order, TantivyDocument, Term};
+
+use super::{Fields, open_or_create, schema};
+use crate::analyze::{Analyzer, prepare};
+use crate::config::Config;
+
+/// At most this many hits are skipped ([`SearchOptions::offset`]): tantivy collects
+/// `offset + limit` hits in memory, so both are bounded (an unbounded offset from a URL once
+/// aborted `matome serve` on an allocation of petabytes).
+pub const MAX_OFFSET: usize = 10_000;
+/// At most this many hits are returned at once ([`SearchOptions::limit`]).
+pub const MAX_LIMIT: usize = 10_000;
+
+/// `matome search`'s options.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    pub query: String,
+    pub limit: usize,
+    /// Hits to skip (the page's "load more").
+    pub offset: usize,
+    pub category: Option<String>,
+    pub site: Option<String>,
+    /// Unix seconds, inclusive.
+    pub since: Option<i64>,
+    /// Unix seconds, exclusive.
+    pub until: Option<i64>,
+    pub by_date: bool,
+}
+
+/// One search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub title: String,
+    pub link: String,
+    pub site: String,
+    pub category: String,
+    /// RFC 3339 in the site's zone.
+    pub published: String,
+    pub keywords: Vec<String>,
+    pub summary: String,
+    /// The digest page that holds it (absolute, with the item's anchor).
+    pub url: String,
+    pub score: f32,
+    /// A passage of the text with the matched words between the markers `\u{2}` and `\u{3}`.
+    #[serde(skip)]
+    pub snippet: String,
+}
+
+/// One clause of a query: words that must stand together (one word, or a quoted phrase).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clause {
+    pub text: String,
+    pub exclude: bool,
+}
+
+/// Splits a query into clauses: `"quoted phrases"`, `-excluded` words or phrases, other words.
+pub fn parse_query(q: &str) -> Vec<Clause> {
+    let mut out = Vec::new();
+    let mut rest = q.trim();
+    while !rest.is_empty() {
+        // `-`, and the minus signs a Japanese keyboard types (－, −), exclude.
+        let (exclude, body) = match rest.strip_prefix(['-', '\u{ff0d}', '\u{2212}']) {
+            Some(r) if !r.is_empty() && !r.starts_with(char::is_whitespace) => (true, r),
+            _ => (false, rest),
+        };
+        let (text, after) = if let Some(r) = body.strip_prefix('"') {
+            match r.find('"') {
+                Some(end) => (&r[..end], &r[end + 1..]),
+                None => (r, ""),
+            }
+        } else {
+            let end = body.find(char::is_whitespace).unwrap_or(body.len());
+            (&body[..end], &body[end..])
+        };
+        if !text.trim().is_empty() {
+            out.push(Clause {
+                text: text.trim().to_string(),
+                exclude,
+            });
+        }
+        rest = after.trim_start();
+    }
+    out
+}
+
+/// The tantivy query for a clause over the analysed fields (title weighs double), or `None` if
+/// the clause has no searchable words (particles, stop words, punctuation).
+fn clause_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
+    let tokens = Analyzer::get().search_tokens(&prepare(text));
+    if tokens.is_empty() {
+        return None;
+    }
+    let first = tokens[0].position;
+    let mut per_field: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    for (field, boost) in [(f.title, 2.0), (f.text, 1.0), (f.keywords, 1.5)] {
+        let q: Box<dyn Query> = if tokens.len() == 1 {
+            Box::new(TermQuery::new(
+                Term::from_field_text(field, &tokens[0].text),
+                IndexRecordOption::WithFreqsAndPositions,
+            ))
+        } else {
+            Box::new(PhraseQuery::new_with_offset(
+                tokens
+                    .iter()
+                    .map(|t| (t.position - first, Term::from_field_text(field, &t.text)))
+                    .collect(),
+            ))
+        };
+        per_field.push((Occur::Should, Box::new(BoostQuery::new(q, boost))));
+    }
+    Some(Box::new(BooleanQuery::new(per_field)))
+}
+
+/// An open index, ready for queries (the CLI opens one per run; `serve` keeps one).
+pub struct SiteSearcher {
+    reader: tantivy::IndexReader,
+    fields: Fields,
+    timezone: chrono_tz::Tz,
+    base_url: String,
+}
+
+impl SiteSearcher {
+    /// Opens the index of the site at `root` (bring it up to date first with [`update`]).
+    pub fn open(root: &Path, config: &Config, base_url: &str) -> Result<SiteSearcher> {
+        let (index, _, _) = open_or_create(root, false)?;
+        let reader = index.reader().context("reading the search index")?;
+        Ok(SiteSearcher {
+            reader,
+            fields: schema().1,
+            timezone: config.timezone,
+            base_url: base_url.to_string(),
+        })
+    }
+
+    /// The hits of a query, best (or newest) first.
+    pub fn search(&self, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let f = self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut positive = 0;
+        for c in parse_query(&opts.query) {
+            if let Some(q) = clause_query(&f, &c.text) {
+                if c.exclude {
+                    clauses.push((Occur::MustNot, q));
+                } else {
+                    positive += 1;
+                    clauses.push((Occur::Must, q));
+                }
+            }
+        }
+        // Nothing to look for (only particles or stop words): nothing matches.
+        if positive == 0 {
+            return Ok(Vec::new());
+        }
+        if let Some(c) = &opts.category {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.category, c),
+                    IndexRecordOption::Basic,
+                )),
+            ));
+        }
+        if let Some(s) = &opts.site {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.site, s),
+                    IndexRecordOption::Basic,
+                )),
+            ));
+        }
+        if opts.since.is_some() || opts.until.is_some() {
+            let lower = opts.since.map_or(Bound::Unbounded, |s| {
+                Bound::Included(Term::from_field_i64(f.published, s))
+            });
+            let upper = opts.until.map_or(Bound::Unbounded, |u| {
+                Bound::Excluded(Term::from_field_i64(f.published, u))
+            });
+            clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
+        }
+        if opts.offset > MAX_OFFSET {
+            anyhow::bail!(
+                "offset {} is too large: at most {MAX_OFFSET} hits can be skipped",
+                opts.offset
+            );
+        }
+        if opts.limit > MAX_LIMIT {
+            anyhow::bail!(
+                "limit {} is too large: at most {MAX_LIMIT} hits at once",
+                opts.limit
+            );
+        }
+        let query = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let limit = opts.limit.max(1);
+        let addresses: Vec<(f32, tantivy::DocAddress)> = if opts.by_date {
+            searcher
+                .search(
+                    &query,
+                    &TopDocs::with_limit(limit)
+                        .and_offset(opts.offset)
+                        .order_by_fast_field::<i64>("published", Order::Desc),
+                )?
+                .into_iter()
+                .map(|(_, a)| (0.0, a))
+                .collect()
+        } else {
+            searcher.search(
+                &query,
+                &TopDocs::with_limit(limit)
+                    .and_offset(opts.offset)
+                    .order_by_score(),
+            )?
+        };
+        let mut snippets = tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.text)?;
+        snippets.set_max_num_chars(160);
+        let mut title_snippets =
+            tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.title)?;
+        title_snippets.set_max_num_chars(400);
+        let tz = self.timezone;
+        let base_url = &self.base_url;
+        let mut hits = Vec::with_capacity(addresses.len());
+        for (score, addr) in addresses {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let text = |field: Field| -> String {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let published = doc
+                .get_first(f.published)
+                .and_then(|v| v.as_i64())
+                .and_then(|s| tz.timestamp_opt(s, 0).single())
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                .unwrap_or_default();
+            let mut snippet = marked(&snippets.snippet_from_doc(&doc));
+            if snippet.is_empty() {
+                snippet = marked(&title_snippets.snippet_from_doc(&doc));
+            }
+            hits.push(Hit {
+                title: text(f.shown_title),
+                link: text(f.link),
+                site: text(f.site),
+                category: text(f.category),
+                published,
+                keywords: doc
+                    .get_all(f.keywords)
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                summary: text(f.summary),
+                url: format!("{base_url}{}", text(f.url)),
+                score,
+                snippet,
+            });
+        }
+        Ok(hits)
+    }
+}
+
+/// A snippet's fragment with its highlighted ranges between `\u{2}` and `\u{3}`.
+fn marked(s: &tantivy::snippet::Snippet) -> String {
+    let fragment = s.fragment();
+    let mut out = String::with_capacity(fragment.len() + 8);
+    let mut at = 0;
+    for r in s.highlighted() {
+        if r.start < at || r.end > fragment.len() {
+            continue;
+        }
+        out.push_str(&fragment[at..r.start]);
+        out.push('\u{2}');
+        out.push_str(&fragment[r.clone()]);
+        out.push('\u{3}');
+        at = r.end;
+    }
+    out.push_str(&fragment[at..]);
+    out
+}
+
+/// The end of a `--until` date: a day (`YYYY-MM-DD`) includes itself (up to the next day's
+/// midnight in the site's zone, so a day with a daylight-saving change is 23 or 25 hours); an
+/// RFC 3339 time is taken as it is.
+pub fn parse_until(s: &str, tz: chrono_tz::Tz) -> Result<i64> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Ok(t.timestamp());
+    }
+    let next = parse_day(s)?
+        .succ_opt()
+        .ok_or_else(|| anyhow!("{s:?} is the last day a date can hold; give an earlier one"))?;
+    local_midnight(next, tz, s)
+}
+
+/// Parses a `--since`/`--until` date: `YYYY-MM-DD` (midnight in the site's zone) or RFC 3339.
+pub fn parse_date(s: &str, tz: chrono_tz::Tz) -> Result<i64> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Ok(t.timestamp());
+    }
+    local_midnight(parse_day(s)?, tz, s)
+}
+
+/// A `YYYY-MM-DD` day; the error quotes `s`.
+fn parse_day(s: &str) -> Result<chrono::NaiveDate> {
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map_err(|_| anyhow!("{s:?} is not a date like 2021-07-20 (or an RFC 3339 time)"))
+}
+
+/// The start of day `d` in zone `tz` (the error quotes `s`, the date as given).
+fn local_midnight(d: chrono::NaiveDate, tz: chrono_tz::Tz, s: &str) -> Result<i64> {
+    let t = tz
+        .from_local_datetime(&d.and_hms_opt(0, 0, 0).expect("midnight"))
+        .earliest()
+        .ok_or_else(|| anyhow!("{s:?} has no midnight in the site's time zone"))?;
+    Ok(t.timestamp())
+}

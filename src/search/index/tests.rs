@@ -1,0 +1,82 @@
+//! Unit tests of `search/index.rs` (kept beside it so the file itself reads as the code).
+use super::*;
+
+#[test]
+fn queries_split_into_words_phrases_and_exclusions() {
+    let c = parse_query(r#"日本銀行  "public cloud" -円安 －"rate hike" AI -"#);
+    let got: Vec<(&str, bool)> = c.iter().map(|c| (c.text.as_str(), c.exclude)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("日本銀行", false),
+            ("public cloud", false),
+            ("円安", true),
+            ("rate hike", true),
+            ("AI", false),
+            ("-", false),
+        ]
+    );
+    assert_eq!(parse_query("\"unclosed phrase").len(), 1);
+    assert!(parse_query("   ").is_empty());
+}
+
+#[test]
+fn the_tokenizer_gives_parts_at_adjacent_positions_and_stems() {
+    let mut t = MatomeTokenizer;
+    let text = prepare("日本銀行の会合で Regulators regulated it");
+    let mut s = t.token_stream(&text);
+    let mut toks = Vec::new();
+    while s.advance() {
+        toks.push((s.token().text.clone(), s.token().position));
+    }
+    let texts: Vec<&str> = toks.iter().map(|(t, _)| t.as_str()).collect();
+    assert!(texts.starts_with(&["日本", "銀行"]), "{toks:?}");
+    assert_eq!(toks[1].1, toks[0].1 + 1, "adjacent");
+    assert!(texts.contains(&"regul"), "stemmed: {toks:?}");
+    assert!(!texts.contains(&"の"), "particles are not tokens");
+}
+
+#[test]
+fn dates_are_read_in_the_site_zone() {
+    let tz = chrono_tz::Asia::Tokyo;
+    assert_eq!(
+        parse_date("2021-07-20", tz).unwrap(),
+        DateTime::parse_from_rfc3339("2021-07-19T15:00:00Z")
+            .unwrap()
+            .timestamp()
+    );
+    assert!(parse_date("July 20", tz).is_err());
+}
+
+fn utc(s: &str) -> i64 {
+    DateTime::parse_from_rfc3339(s).unwrap().timestamp()
+}
+
+#[test]
+fn until_a_day_ends_at_the_next_local_midnight_on_dst_change_days() {
+    let ny = chrono_tz::America::New_York;
+    // 2024-03-10 is 23 hours long in New York (clocks spring forward), 2024-11-03 is 25.
+    assert_eq!(
+        parse_until("2024-03-10", ny).unwrap(),
+        utc("2024-03-11T04:00:00Z")
+    );
+    assert_eq!(
+        parse_until("2024-11-03", ny).unwrap(),
+        utc("2024-11-04T05:00:00Z")
+    );
+    let berlin = chrono_tz::Europe::Berlin;
+    assert_eq!(
+        parse_until("2024-03-31", berlin).unwrap(),
+        utc("2024-03-31T22:00:00Z")
+    );
+    // An ordinary day, and a time taken as it is.
+    assert_eq!(
+        parse_until("2021-07-20", chrono_tz::Asia::Tokyo).unwrap(),
+        utc("2021-07-20T15:00:00Z")
+    );
+    assert_eq!(
+        parse_until("2021-07-20T12:00:00+09:00", ny).unwrap(),
+        utc("2021-07-20T03:00:00Z")
+    );
+    assert!(parse_until("July 20", ny).is_err());
+}

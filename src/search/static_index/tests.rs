@@ -1,0 +1,301 @@
+//! Unit tests of `search/static_index.rs` (kept beside it so the file itself reads as the code).
+use super::*;
+use crate::test_rng::XorShift;
+
+fn terms_of(text: &str) -> Vec<String> {
+    let mut stem = english_stemmer();
+    let mut out = Vec::new();
+    for_each_term(&normalize(text), &mut stem, &mut |t| {
+        out.push(t.to_string())
+    });
+    out
+}
+
+fn doc<'a>(title: &'a str, summary: &'a str, digest_url: &'a str) -> StaticDoc<'a> {
+    StaticDoc {
+        title,
+        summary,
+        link: Some("https://example.com/a"),
+        site: "サイト",
+        category: "IT",
+        published: 1_626_736_800,
+        digest_url,
+    }
+}
+
+#[test]
+fn normalize_folds_width_and_case() {
+    assert_eq!(normalize("ＡＩ規制　ﾃﾞｰﾀ"), "ai規制 データ");
+    assert_eq!(normalize("Regulations"), "regulations");
+}
+
+#[test]
+fn cjk_runs_become_bigrams_and_words_stems() {
+    assert_eq!(
+        terms_of("気候変動とAI規制"),
+        ["気候", "候変", "変動", "動と", "ai", "規制"]
+    );
+    assert_eq!(
+        terms_of("New regulations, regulated: Regulation!"),
+        ["new", "regul", "regul", "regul"]
+    );
+    // A lone CJK character between other characters is a term of its own.
+    assert_eq!(terms_of("米Apple、2024年"), ["米", "appl", "2024", "年"]);
+    assert_eq!(
+        terms_of("ﾃﾞｰﾀｾﾝﾀｰ"),
+        ["デー", "ータ", "タセ", "セン", "ンタ", "ター"]
+    );
+    assert_eq!(terms_of(""), Vec::<String>::new());
+    assert_eq!(terms_of("・「」 — "), Vec::<String>::new());
+}
+
+#[test]
+fn varints_round_trip() {
+    let values = [
+        0u64,
+        1,
+        127,
+        128,
+        300,
+        16_383,
+        16_384,
+        u32::MAX as u64,
+        u64::MAX,
+    ];
+    let mut buf = Vec::new();
+    for &v in &values {
+        put_varint(&mut buf, v);
+    }
+    let mut pos = 0;
+    for &v in &values {
+        assert_eq!(get_varint(&buf, &mut pos), Some(v));
+    }
+    assert_eq!(pos, buf.len());
+    assert_eq!(get_varint(&buf, &mut pos), None);
+    assert_eq!(get_varint(&[0x80, 0x80], &mut 0), None);
+}
+
+#[test]
+fn postings_round_trip_as_deltas_or_bitmap() {
+    let sparse = vec![3, 1000, 70_000];
+    let dense: Vec<u32> = (100..5000).filter(|d| d % 3 != 0).collect();
+    let (k, p) = encode_postings(&sparse);
+    assert_eq!(k, 0);
+    assert_eq!(decode_postings(k, &p, 3).unwrap(), sparse);
+    let (k, p) = encode_postings(&dense);
+    assert_eq!(k, 1, "a dense list is a bitmap");
+    assert!(p.len() <= 4900 / 8 + 3);
+    assert_eq!(decode_postings(k, &p, dense.len()).unwrap(), dense);
+    let mut rng = XorShift(7);
+    for _ in 0..200 {
+        let mut v: Vec<u32> = (0..rng.next() % 50)
+            .map(|_| (rng.next() % 300) as u32)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        let (k, p) = encode_postings(&v);
+        assert_eq!(decode_postings(k, &p, v.len()).unwrap(), v);
+    }
+}
+
+#[test]
+fn bucket_hash_is_fnv1a_folded() {
+    // The page's JavaScript pins the same values.
+    assert_eq!(bucket_of("気候", 1 << 16), 0xcdb0);
+    assert_eq!(bucket_of("regul", 1 << 16), 0x30f3);
+    assert_eq!(bucket_of("regul", 256), bucket_of("regul", 1 << 16) & 255);
+}
+
+/// Every item that contains a query (as the page checks it) is a candidate of the index:
+/// randomized over a small alphabet so bigrams collide and repeat.
+#[test]
+fn every_substring_match_is_a_candidate() {
+    let pieces = [
+        "気", "候", "変", "動", "日", "本", "銀", "行", "ー", "a", "b", " ", "、",
+    ];
+    let mut rng = XorShift(42);
+    let texts: Vec<(String, String)> = (0..300)
+        .map(|_| (rng.text(&pieces, 12), rng.text(&pieces, 30)))
+        .collect();
+    let docs: Vec<StaticDoc> = texts
+        .iter()
+        .map(|(t, s)| doc(t, s, "2021/07/20/0800/"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let shard = write_month(dir.path(), "2021-07", &docs).unwrap();
+    let mut index: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+    for b in 0..shard.buckets {
+        let path = |k: Option<usize>| {
+            let k = k.map_or(String::new(), |k| format!("-{k}"));
+            dir.path().join(format!("2021-07/b{b:03x}{k}.bin"))
+        };
+        let bytes = std::fs::read(path(None)).unwrap();
+        let terms = read_bucket(&bytes, |k| Ok(std::fs::read(path(Some(k)))?)).unwrap();
+        for t in terms {
+            assert_eq!(bucket_of(&t.term, shard.buckets), b);
+            index.insert(t.term, t.docs);
+        }
+    }
+    for _ in 0..400 {
+        let q: String = (0..2 + rng.next() % 3)
+            .map(|_| rng.pick(&pieces[..9]))
+            .collect();
+        let mut qterms = Vec::new();
+        for_each_term(&q, &mut |w| w.to_string(), &mut |t| {
+            qterms.push(t.to_string())
+        });
+        let chars = q.chars().count();
+        if chars < 2 {
+            continue;
+        }
+        for (n, (t, s)) in texts.iter().enumerate() {
+            if normalize(t).contains(&q) || normalize(s).contains(&q) {
+                for term in &qterms {
+                    let list = index.get(term).unwrap_or_else(|| panic!("{term} missing"));
+                    assert!(list.contains(&(n as u32)), "{q}: item {n} lacks {term}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_same_docs_give_the_same_bytes() {
+    let docs = [
+        doc(
+            "日本銀行が金融政策",
+            "長期金利の上昇を容認",
+            "2021/07/20/0800/",
+        ),
+        doc("Regulators eye AI", "New regulation", "2021/07/21/0900/"),
+    ];
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let sa = write_month(a.path(), "2021-07", &docs).unwrap();
+    let sb = write_month(b.path(), "2021-07", &docs).unwrap();
+    assert_eq!(sa, sb);
+    assert_eq!(sa.days, vec![(20, 0), (21, 1)]);
+    for f in &sa.files {
+        assert_eq!(
+            std::fs::read(a.path().join(f)).unwrap(),
+            std::fs::read(b.path().join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    write_manifest(a.path(), std::slice::from_ref(&sa), &["IT"]).unwrap();
+    let again = write_month(a.path(), "2021-07", &docs).unwrap();
+    assert_eq!((again.written, again.removed), (0, 0), "nothing rewritten");
+}
+
+#[test]
+fn a_new_item_rewrites_only_its_month() {
+    let dir = tempfile::tempdir().unwrap();
+    let june = [doc("6月の記事", "気候変動", "2021/06/30/2300/")];
+    let mut july = vec![doc("7月の記事", "日本銀行", "2021/07/01/0000/")];
+    let s6 = write_month(dir.path(), "2021-06", &june).unwrap();
+    write_month(dir.path(), "2021-07", &july).unwrap();
+    let stamp = |f: &str| {
+        let p = dir.path().join(f);
+        (
+            std::fs::read(&p).unwrap(),
+            std::fs::metadata(&p).unwrap().modified().unwrap(),
+        )
+    };
+    let before: Vec<_> = s6.files.iter().map(|f| stamp(f)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    july.push(doc("新しい記事", "半導体", "2021/07/01/0100/"));
+    let s7 = write_month(dir.path(), "2021-07", &july).unwrap();
+    assert!(s7.written > 0);
+    let after: Vec<_> = s6.files.iter().map(|f| stamp(f)).collect();
+    assert_eq!(before, after, "June's files untouched");
+    write_manifest(dir.path(), &[s6, s7], &["IT"]).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
+    assert_eq!(m["format"], 1);
+    assert_eq!(m["months"][0]["month"], "2021-07", "newest first");
+    assert_eq!(m["months"][0]["docs"], 2);
+    assert_eq!(m["months"][1]["month"], "2021-06");
+    assert_eq!(m["categories"][0], "IT");
+}
+
+#[test]
+fn stale_files_are_removed_and_buckets_grow_with_the_month() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = XorShift(3);
+    let texts: Vec<String> = (0..4000)
+        .map(|i| {
+            let cjk: String = (0..60)
+                .map(|_| char::from_u32(0x4e00 + (rng.next() % 300) as u32).unwrap())
+                .collect();
+            format!("記事{i} {cjk} word{i}")
+        })
+        .collect();
+    let docs: Vec<StaticDoc> = texts
+        .iter()
+        .map(|t| doc(t, t, "2021/07/02/0100/"))
+        .collect();
+    let big = write_month(dir.path(), "2021-07", &docs).unwrap();
+    assert!(big.buckets > MIN_BUCKETS, "{}", big.buckets);
+    assert_eq!(
+        big.files.len(),
+        big.buckets + 4000usize.div_ceil(CHUNK_DOCS)
+    );
+    std::fs::write(dir.path().join("2021-07/.matome.x.tmp"), "half").unwrap();
+    std::fs::write(dir.path().join("2021-07/keep.txt"), "not ours").unwrap();
+    let small = write_month(dir.path(), "2021-07", &docs[..3]).unwrap();
+    assert_eq!(small.buckets, MIN_BUCKETS);
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir.path().join("2021-07"))
+        .unwrap()
+        .map(|e| format!("2021-07/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|n| !n.ends_with("keep.txt"))
+        .collect();
+    on_disk.sort();
+    let mut expected = small.files.clone();
+    expected.sort();
+    assert_eq!(on_disk, expected);
+    assert_eq!(small.removed, big.files.len() - small.files.len() + 1);
+    let gone = write_month(dir.path(), "2021-07", &[]).unwrap();
+    assert_eq!((gone.docs, gone.files.len()), (0, 0));
+    assert!(dir.path().join("2021-07/keep.txt").exists());
+}
+
+#[test]
+fn long_lists_get_files_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts: Vec<String> = (0..10_000).map(|i| format!("共通 word{i}")).collect();
+    let docs: Vec<StaticDoc> = texts
+        .iter()
+        .map(|t| doc(t, "", "2021/07/02/0100/"))
+        .collect();
+    let shard = write_month(dir.path(), "2021-07", &docs).unwrap();
+    let b = bucket_of("共通", shard.buckets);
+    let path = |k: Option<usize>| {
+        let k = k.map_or(String::new(), |k| format!("-{k}"));
+        dir.path().join(format!("2021-07/b{b:03x}{k}.bin"))
+    };
+    let bucket = std::fs::read(path(None)).unwrap();
+    let terms = read_bucket(&bucket, |k| Ok(std::fs::read(path(Some(k)))?)).unwrap();
+    let t = terms.iter().find(|t| t.term == "共通").unwrap();
+    let k = t.external.expect("an external list");
+    assert_eq!(t.docs, (0..10_000).collect::<Vec<u32>>());
+    let list = std::fs::read(path(Some(k))).unwrap();
+    assert_eq!(list.len(), 1 + 10_000 / 8, "a bitmap, in its own file");
+    assert!(
+        shard
+            .files
+            .iter()
+            .any(|f| f == &format!("2021-07/b{b:03x}-{k}.bin"))
+    );
+    assert!(is_shard_file("b01f-12.bin") && !is_shard_file("b01f-.bin"));
+}
+
+#[test]
+fn bad_months_and_days() {
+    let dir = tempfile::tempdir().unwrap();
+    for m in ["2021-7", "../x", "2021-13", "2021/07", ""] {
+        assert!(write_month(dir.path(), m, &[]).is_err(), "{m}");
+    }
+    let d = doc("a", "b", "2021/07/20/0800/");
+    assert_eq!(day_of(&d, "2021-07"), 20);
+    assert_eq!(day_of(&d, "2021-08"), 0);
+    assert_eq!(day_of(&doc("a", "b", "x"), "2021-07"), 0);
+}
