@@ -1,0 +1,592 @@
+//! The built site's internal links: every `href` and `src` of every HTML page, resolved from the
+//! page's own URL (so relative, root-relative and absolute same-site links are alike) under the
+//! base path, to a file in the output folder.
+//!
+//! A full check reads every page. The hourly check reads only the pages builds wrote since the
+//! last check ([`crate::render::changes`]) and relies on a record of the rest: the link record
+//! (`.matome/check/<output key>.links`, sealed with [`fsutil::seal`]) holds, per page, the
+//! distinct targets its links resolve to and the problems that do not depend on other files
+//! (unparsable links, links that leave the base path). Every target of the record is looked up
+//! again each time, so a link into a page that a later build deleted, or that was removed by
+//! hand, is found and named with every page that still links there; pages gone from the output
+//! leave the record. The record is for one output folder, base URL and matome version; when it
+//! is missing, does not verify or is for anything else, or the builds' record of what they wrote
+//! is missing or incomplete, the check reads every page (and says why in one line), then writes
+//! a fresh record. Either way the problems come out of the same record in the same order, so an
+//! incremental check reports exactly what a full one would, unless a page was edited by hand
+//! (`--all` reads it again).
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil;
+use crate::render::changes;
+
+const FORMAT: u32 = 1;
+/// Pages read and resolved in parallel per batch before their targets are interned.
+const BATCH: usize = 1024;
+
+/// What the link check found and did.
+#[derive(Debug, Default)]
+pub struct LinkReport {
+    pub problems: Vec<String>,
+    /// HTML pages the site has, and the links on them.
+    pub pages: usize,
+    pub links: usize,
+    /// Pages read this time (all of them in a full check) and their links.
+    pub read_pages: usize,
+    pub read_links: usize,
+    /// Whether every page was read.
+    pub full: bool,
+    /// Why an incremental check read every page instead.
+    pub fallback: Option<String>,
+    /// Distinct link targets looked up.
+    pub targets: usize,
+}
+
+/// One page's links as the record keeps them.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct PageLinks {
+    links: u32,
+    /// Sorted, distinct ids into [`Record::targets`] (delta-encoded on disk).
+    targets: Vec<u32>,
+    /// Problems of single links that no other file can fix.
+    problems: Vec<String>,
+}
+
+/// The link record: what the last check knew of every page.
+#[derive(Debug, Default)]
+struct Record {
+    format: u32,
+    version: String,
+    output: String,
+    base_url: String,
+    /// Link targets: paths relative to the base path, percent-decoded, as linked (`c/IT/`).
+    targets: Vec<String>,
+    /// Page path (relative to the output folder) → its links.
+    pages: BTreeMap<String, PageLinks>,
+}
+
+/// Target interning on top of a record.
+#[derive(Default)]
+struct Targets {
+    ids: FxHashMap<String, u32>,
+}
+
+impl Record {
+    fn intern(&mut self, t: &mut Targets, target: String) -> u32 {
+        if let Some(&id) = t.ids.get(&target) {
+            return id;
+        }
+        let id = self.targets.len() as u32;
+        self.targets.push(target.clone());
+        t.ids.insert(target, id);
+        id
+    }
+}
+
+/// The link record's file for `output` (canonical).
+fn record_path(root: &Path, output: &Path) -> PathBuf {
+    let key = fsutil::fnv1a(output.to_string_lossy().as_bytes());
+    crate::layout::check_dir(root).join(format!("{key:016x}.links"))
+}
+
+/// On disk: the header, the targets, each page with its targets delta-encoded (most gaps are
+/// small, so postcard's varints stay short).
+type OnDisk = (
+    u32,
+    String,
+    String,
+    String,
+    Vec<String>,
+    BTreeMap<String, PageLinks>,
+);
+
+fn save(path: &Path, record: &Record) -> Result<()> {
+    let pages: BTreeMap<String, PageLinks> = record
+        .pages
+        .iter()
+        .map(|(p, l)| {
+            let mut prev = 0;
+            let targets = l
+                .targets
+                .iter()
+                .map(|&t| {
+                    let d = t - prev;
+                    prev = t;
+                    d
+                })
+                .collect();
+            let links = PageLinks {
+                links: l.links,
+                targets,
+                problems: l.problems.clone(),
+            };
+            (p.clone(), links)
+        })
+        .collect();
+    let bytes = postcard::to_stdvec(&(
+        record.format,
+        &record.version,
+        &record.output,
+        &record.base_url,
+        &record.targets,
+        pages,
+    ))?;
+    fsutil::write_atomic(path, &fsutil::seal(bytes))
+}
+
+/// The record at `path`, or why there is none to trust.
+fn load(path: &Path) -> Result<Record, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|_| format!("no link record of an earlier check ({})", path.display()))?;
+    let damaged = || format!("the link record {} does not verify", path.display());
+    let (format, version, output, base_url, targets, mut pages): OnDisk = fsutil::unseal(&bytes)
+        .and_then(|b| postcard::from_bytes(b).ok())
+        .ok_or_else(damaged)?;
+    for l in pages.values_mut() {
+        let mut prev = 0u32;
+        for t in &mut l.targets {
+            prev = prev.checked_add(*t).ok_or_else(damaged)?;
+            *t = prev;
+        }
+        if l.targets.iter().any(|&t| t as usize >= targets.len()) {
+            return Err(damaged());
+        }
+    }
+    Ok(Record {
+        format,
+        version,
+        output,
+        base_url,
+        targets,
+        pages,
+    })
+}
+
+/// Checks the links of the site built into `output` (canonical) for `base_url`: every page with
+/// `all`, else the pages written since the last check plus every target's existence.
+pub fn check(root: &Path, output: &Path, base_url: &str, all: bool) -> Result<LinkReport> {
+    let base = url::Url::parse(base_url).with_context(|| format!("the base URL {base_url:?}"))?;
+    let mut report = LinkReport::default();
+    let out_str = output.to_string_lossy().into_owned();
+    let record_file = record_path(root, output);
+    let previous = if all {
+        None
+    } else {
+        match load(&record_file) {
+            Err(why) => {
+                report.fallback = Some(why);
+                None
+            }
+            Ok(r) if r.format != FORMAT || r.version != env!("CARGO_PKG_VERSION") => {
+                report.fallback = Some(format!(
+                    "the link record was written by matome {} (this is {})",
+                    r.version,
+                    env!("CARGO_PKG_VERSION")
+                ));
+                None
+            }
+            Ok(r) if r.output != out_str || r.base_url != base_url => {
+                report.fallback = Some(format!(
+                    "the link record is for {} at {}, not {} at {base_url}",
+                    r.output,
+                    r.base_url,
+                    output.display()
+                ));
+                None
+            }
+            Ok(r) => match changes::load(root, output) {
+                None => {
+                    report.fallback = Some(
+                        "no record of the pages builds wrote since the last check".to_string(),
+                    );
+                    None
+                }
+                Some(p) if p.lost => {
+                    report.fallback = Some(
+                        "a build found its record of written pages missing or corrupt".to_string(),
+                    );
+                    None
+                }
+                Some(p) => Some((r, p.written)),
+            },
+        }
+    };
+
+    let mut targets = Targets::default();
+    let record = match previous {
+        Some((mut record, written)) => {
+            for (i, t) in record.targets.iter().enumerate() {
+                targets.ids.insert(t.clone(), i as u32);
+            }
+            // Pages gone from the output leave the record.
+            let gone: Vec<String> = record
+                .pages
+                .par_iter()
+                .filter(|(p, _)| !output.join(p).is_file())
+                .map(|(p, _)| p.clone())
+                .collect();
+            for p in gone {
+                record.pages.remove(&p);
+            }
+            let todo: Vec<String> = written
+                .into_iter()
+                .filter(|p| p.ends_with(".html") && plain(p) && output.join(p).is_file())
+                .collect();
+            read_pages(output, &base, &todo, &mut record, &mut targets, &mut report)?;
+            record
+        }
+        None => {
+            report.full = true;
+            let mut all_pages = Vec::new();
+            for entry in walkdir::WalkDir::new(output).sort_by_file_name() {
+                let entry = entry.with_context(|| format!("listing {}", output.display()))?;
+                let path = entry.path();
+                if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "html") {
+                    continue;
+                }
+                let rel = path.strip_prefix(output).unwrap_or(path);
+                all_pages.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+            let mut record = Record {
+                format: FORMAT,
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                output: out_str.clone(),
+                base_url: base_url.to_string(),
+                ..Record::default()
+            };
+            read_pages(
+                output,
+                &base,
+                &all_pages,
+                &mut record,
+                &mut targets,
+                &mut report,
+            )?;
+            record
+        }
+    };
+    drop(targets);
+    let record = compact(record);
+    report_problems(output, &base, &record, &mut report);
+    // The record only saves time: a check that cannot save it still checked.
+    if let Err(e) = save(&record_file, &record) {
+        eprintln!("warning: could not save {}: {e:#}", record_file.display());
+    } else if let Err(e) = changes::clear(root, output) {
+        eprintln!(
+            "warning: could not clear {}: {e:#}",
+            changes::path(root, output).display()
+        );
+    }
+    Ok(report)
+}
+
+/// A path read from a cache: relative, plain names only.
+fn plain(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.contains(['\0', '\\'])
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Reads `pages` (relative to `output`) in parallel batches and puts their links in the record.
+fn read_pages(
+    output: &Path,
+    base: &url::Url,
+    pages: &[String],
+    record: &mut Record,
+    targets: &mut Targets,
+    report: &mut LinkReport,
+) -> Result<()> {
+    for batch in pages.chunks(BATCH) {
+        let read: Vec<Result<Found>> = batch
+            .par_iter()
+            .map(|rel| {
+                let path = output.join(rel);
+                let html = std::fs::read_to_string(&path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                // 404.html is served at any depth, so its links must not be relative; resolve
+                // it at the site root like the others.
+                let page_url = base
+                    .join(rel)
+                    .with_context(|| format!("the URL of {}", path.display()))?;
+                Ok(page_links(base, &page_url, &html))
+            })
+            .collect();
+        for (rel, r) in batch.iter().zip(read) {
+            let (links, mut found, problems) = r?;
+            found.sort_unstable();
+            found.dedup();
+            let mut ids: Vec<u32> = found
+                .into_iter()
+                .map(|t| record.intern(targets, t))
+                .collect();
+            ids.sort_unstable();
+            report.read_pages += 1;
+            report.read_links += links as usize;
+            record.pages.insert(
+                rel.clone(),
+                PageLinks {
+                    links,
+                    targets: ids,
+                    problems,
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A page's links as read: how many, the targets they resolve to (with repeats), and the
+/// problems of single links.
+type Found = (u32, Vec<String>, Vec<String>);
+
+/// A page's links ([`Found`]).
+fn page_links(base: &url::Url, page: &url::Url, html: &str) -> Found {
+    let (mut links, mut found, mut problems) = (0u32, Vec::new(), Vec::new());
+    for link in attribute_values(html) {
+        links += 1;
+        match resolve(base, page, &link) {
+            Resolved::Elsewhere => {}
+            Resolved::Target(t) => found.push(t),
+            Resolved::Problem(p) => problems.push(p),
+        }
+    }
+    (links, found, problems)
+}
+
+/// Where one link of a page leads.
+#[derive(Debug, PartialEq, Eq)]
+enum Resolved {
+    /// A fragment of the page itself, mail, or another site.
+    Elsewhere,
+    /// A path under the base path (percent-decoded, without query or fragment).
+    Target(String),
+    /// A link that is wrong whatever files there are.
+    Problem(String),
+}
+
+fn resolve(base: &url::Url, page: &url::Url, link: &str) -> Resolved {
+    if link.starts_with('#') || link.starts_with("mailto:") {
+        return Resolved::Elsewhere;
+    }
+    let target = match page.join(link) {
+        Ok(t) => t,
+        Err(e) => return Resolved::Problem(format!("unparsable link {link:?} ({e})")),
+    };
+    if target.origin() != base.origin() {
+        return Resolved::Elsewhere;
+    }
+    let Some(rel) = target.path().strip_prefix(base.path()) else {
+        return Resolved::Problem(format!(
+            "link {link:?} leaves the site's base path {}",
+            base.path()
+        ));
+    };
+    let rel = percent_encoding::percent_decode_str(rel)
+        .decode_utf8_lossy()
+        .into_owned();
+    if rel.split('/').any(|s| s == "..") {
+        return Resolved::Problem(format!("link {link:?} leaves the output folder"));
+    }
+    Resolved::Target(rel)
+}
+
+/// The file a target (a path under the base path) is served from.
+fn target_file(output: &Path, target: &str) -> PathBuf {
+    let file = output.join(target);
+    if target.is_empty() || target.ends_with('/') {
+        file.join("index.html")
+    } else {
+        file
+    }
+}
+
+/// Keeps only the targets some page links to, renumbered.
+fn compact(mut record: Record) -> Record {
+    let mut used = vec![false; record.targets.len()];
+    for l in record.pages.values() {
+        for &t in &l.targets {
+            used[t as usize] = true;
+        }
+    }
+    let mut new_id = vec![u32::MAX; record.targets.len()];
+    let mut kept = Vec::new();
+    for (i, t) in std::mem::take(&mut record.targets).into_iter().enumerate() {
+        if used[i] {
+            new_id[i] = kept.len() as u32;
+            kept.push(t);
+        }
+    }
+    record.targets = kept;
+    for l in record.pages.values_mut() {
+        for t in &mut l.targets {
+            *t = new_id[*t as usize];
+        }
+        // Ids are renumbered in the same order, so the list stays sorted.
+    }
+    record
+}
+
+/// Every problem the record holds, by page in path order: a link's own problems, then each
+/// target that is no file in the output folder.
+fn report_problems(output: &Path, base: &url::Url, record: &Record, report: &mut LinkReport) {
+    let missing: Vec<bool> = record
+        .targets
+        .par_iter()
+        .map(|t| !target_file(output, t).is_file())
+        .collect();
+    report.targets = record.targets.len();
+    report.pages = record.pages.len();
+    for (page, l) in &record.pages {
+        report.links += l.links as usize;
+        let shown = output.join(page);
+        for p in &l.problems {
+            report.problems.push(format!("{}: {p}", shown.display()));
+        }
+        for &t in &l.targets {
+            if missing[t as usize] {
+                let target = &record.targets[t as usize];
+                report.problems.push(format!(
+                    "{}: broken link \"{}{target}\" (no file {})",
+                    shown.display(),
+                    base.path(),
+                    target_file(output, target).display()
+                ));
+            }
+        }
+    }
+}
+
+/// Every `href="…"` and `src="…"` value in a page (the built site always double-quotes).
+fn attribute_values(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in [" href=\"", " src=\""] {
+        let mut rest = html;
+        while let Some(p) = rest.find(attr) {
+            rest = &rest[p + attr.len()..];
+            if let Some(end) = rest.find('"') {
+                out.push(crate::text::decode_entities(&rest[..end]));
+                rest = &rest[end..];
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_root_relative_and_absolute_links_resolve_alike() {
+        let base = url::Url::parse("https://u.github.io/repo/").unwrap();
+        let page = base.join("2021/07/20/0800/index.html").unwrap();
+        let r = |l: &str| resolve(&base, &page, l);
+        let kw = Resolved::Target("keywords/日本銀行/".into());
+        assert_eq!(r("/repo/keywords/日本銀行/"), kw);
+        assert_eq!(
+            r("/repo/keywords/%E6%97%A5%E6%9C%AC%E9%8A%80%E8%A1%8C/"),
+            kw
+        );
+        assert_eq!(r("../../../../keywords/日本銀行/"), kw);
+        assert_eq!(r("https://u.github.io/repo/keywords/日本銀行/"), kw);
+        assert_eq!(
+            r("../../../../style.css"),
+            Resolved::Target("style.css".into())
+        );
+        assert_eq!(
+            r("/repo/style.css?v=1#x"),
+            Resolved::Target("style.css".into())
+        );
+        assert_eq!(r("./"), Resolved::Target("2021/07/20/0800/".into()));
+        assert_eq!(r("https://example.com/elsewhere"), Resolved::Elsewhere);
+        assert_eq!(r("#item-3"), Resolved::Elsewhere);
+        assert_eq!(r("mailto:a@b.c"), Resolved::Elsewhere);
+        assert!(matches!(r("/style.css"), Resolved::Problem(p) if p.contains("base path")));
+        assert!(matches!(r("/repo/%2e%2e/etc/passwd"), Resolved::Problem(_)));
+        let out = Path::new("/o");
+        assert_eq!(target_file(out, ""), Path::new("/o/index.html"));
+        assert_eq!(target_file(out, "c/IT/"), Path::new("/o/c/IT/index.html"));
+        assert_eq!(target_file(out, "style.css"), Path::new("/o/style.css"));
+    }
+
+    #[test]
+    fn attribute_values_are_decoded() {
+        let v = attribute_values(r#"<a href="/a?b=1&amp;c=2">x</a><img alt="" src="/i.svg">"#);
+        assert_eq!(v, vec!["/a?b=1&c=2", "/i.svg"]);
+    }
+
+    #[test]
+    fn the_record_round_trips_and_a_damaged_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.links");
+        let mut record = Record {
+            format: FORMAT,
+            version: "v".into(),
+            output: "/o".into(),
+            base_url: "https://u.github.io/repo/".into(),
+            ..Record::default()
+        };
+        let mut t = Targets::default();
+        let ids: Vec<u32> = ["a/", "b/", "c.css"]
+            .iter()
+            .map(|s| record.intern(&mut t, s.to_string()))
+            .collect();
+        record.pages.insert(
+            "index.html".into(),
+            PageLinks {
+                links: 5,
+                targets: ids.clone(),
+                problems: vec!["p".into()],
+            },
+        );
+        record.pages.insert(
+            "a/index.html".into(),
+            PageLinks {
+                links: 1,
+                targets: vec![ids[2]],
+                problems: vec![],
+            },
+        );
+        save(&path, &record).unwrap();
+        let back = load(&path).unwrap();
+        assert_eq!(back.targets, record.targets);
+        assert_eq!(back.pages["index.html"].targets, ids);
+        assert_eq!(back.pages["a/index.html"].targets, vec![ids[2]]);
+        assert_eq!(back.pages["index.html"].problems, ["p"]);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[5] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(load(&path).unwrap_err().contains("does not verify"));
+        std::fs::remove_file(&path).unwrap();
+        assert!(load(&path).unwrap_err().contains("no link record"));
+    }
+
+    #[test]
+    fn compacting_drops_unlinked_targets_and_keeps_lists_sorted() {
+        let mut record = Record::default();
+        let mut t = Targets::default();
+        for s in ["a", "b", "c", "d"] {
+            record.intern(&mut t, s.into());
+        }
+        record.pages.insert(
+            "p".into(),
+            PageLinks {
+                links: 2,
+                targets: vec![1, 3],
+                problems: vec![],
+            },
+        );
+        let r = compact(record);
+        assert_eq!(r.targets, ["b", "d"]);
+        assert_eq!(r.pages["p"].targets, [0, 1]);
+    }
+}
