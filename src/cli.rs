@@ -182,9 +182,10 @@ pub struct CheckArgs {
     /// The built site to check (default: public/ in the site root).
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
-    /// Read every page's links. Without it, only the pages builds wrote since the last check
-    /// are read (every link into a file that is gone is still found); every page is read when
-    /// the record of the last check is missing or cannot be trusted.
+    /// Read every page's links and parse every content file. Without it, only the pages builds
+    /// wrote since the last check are read (every link into a file that is gone is still found)
+    /// and only new or changed content files parsed; every page is read when the record of the
+    /// last check is missing or cannot be trusted.
     #[arg(long)]
     pub all: bool,
 }

@@ -2,20 +2,21 @@
 //!
 //! Reports every problem it finds (not just the first), each with the file it is in, and exits
 //! non-zero if there was any. Content checks go beyond parsing: an item archived twice, a file
-//! whose name does not match the hour it declares. Link checks ([`links`]) resolve every `href`
+//! whose name does not match the hour it declares; only new or changed files are parsed
+//! ([`content`]). Link checks ([`links`]) resolve every `href`
 //! and `src` of the built HTML pages under the base path the site was built with, to a file in
 //! the output folder: by default those of the pages builds wrote since the last check, plus
-//! every link into a file that is gone; with `--all` those of every page.
+//! every link into a file that is gone; with `--all` those of every page (and every content
+//! file is parsed).
 
+pub mod content;
 pub mod links;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::config::Config;
-use crate::content::{self, ItemKey};
 
 /// What `check` found.
 #[derive(Debug, Default)]
@@ -25,6 +26,8 @@ pub struct CheckReport {
     pub items: usize,
     pub pages: usize,
     pub links: usize,
+    /// Content files parsed (the rest came from the check's record of them).
+    pub parsed_files: usize,
     /// What the link check read and why (see [`links::LinkReport`]).
     pub link_check: links::LinkReport,
 }
@@ -45,7 +48,11 @@ pub fn check(root: &Path, output: Option<PathBuf>, all: bool) -> Result<CheckRep
             None
         }
     };
-    check_content(root, config.as_ref(), &mut r);
+    let mut c = content::check(root, config.as_ref(), all);
+    r.content_files = c.files;
+    r.items = c.items;
+    r.parsed_files = c.parsed;
+    r.problems.append(&mut c.problems);
     let t_content = started.elapsed();
     let output = output.unwrap_or_else(|| root.join(crate::render::OUTPUT_DIR));
     if !output.join("index.html").exists() {
@@ -73,51 +80,4 @@ pub fn check(root: &Path, output: Option<PathBuf>, all: bool) -> Result<CheckRep
     r.problems.append(&mut l.problems);
     r.link_check = l;
     Ok(r)
-}
-
-fn check_content(root: &Path, config: Option<&Config>, r: &mut CheckReport) {
-    let paths = match content::snapshot_paths(root) {
-        Ok(p) => p,
-        Err(e) => {
-            r.problems.push(format!("{e:#}"));
-            return;
-        }
-    };
-    r.content_files = paths.len();
-    let mut seen: HashMap<ItemKey, String> = HashMap::new();
-    for path in paths {
-        let shown = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .display()
-            .to_string();
-        let snapshot = match content::Snapshot::load(&path) {
-            Ok(s) => s,
-            Err(e) => {
-                r.problems.push(format!("{e:#}"));
-                continue;
-            }
-        };
-        let hour = match config {
-            Some(c) => snapshot.hour.with_timezone(&c.timezone).fixed_offset(),
-            None => snapshot.hour,
-        };
-        let expected = content::snapshot_rel_path(&hour);
-        if !path.ends_with(&expected) {
-            r.problems.push(format!(
-                "{shown}: its hour is {} but the file for that hour is {}",
-                content::rfc3339(&snapshot.hour),
-                expected.display()
-            ));
-        }
-        for item in &snapshot.items {
-            r.items += 1;
-            if let Some(first) = seen.insert(item.key(), shown.clone()) {
-                r.problems.push(format!(
-                    "{shown}: item {:?} of feed {} is also in {first}; an item is archived once",
-                    item.id, item.feed
-                ));
-            }
-        }
-    }
 }
