@@ -310,8 +310,12 @@ fn read_pages(
             .par_iter()
             .map(|rel| {
                 let path = output.join(rel);
-                let html = std::fs::read_to_string(&path)
-                    .with_context(|| format!("reading {}", path.display()))?;
+                // A page that cannot be read is a problem of that page; the rest are checked.
+                let html = match std::fs::read(&path).map(String::from_utf8) {
+                    Ok(Ok(html)) => html,
+                    Ok(Err(_)) => return Ok((0, Vec::new(), vec!["not UTF-8 text".into()])),
+                    Err(e) => return Ok((0, Vec::new(), vec![format!("cannot be read ({e})")])),
+                };
                 // 404.html is served at any depth, so its links must not be relative; resolve
                 // it at the site root like the others.
                 let page_url = base

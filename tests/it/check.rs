@@ -269,3 +269,24 @@ fn a_check_record_of_another_base_url_falls_back_to_the_full_check() {
         out.stdout
     );
 }
+
+/// One page that cannot be read is a problem of that page; every other page is still checked.
+#[test]
+fn a_page_that_is_not_text_is_named_and_the_rest_are_checked() {
+    let site = demo_site();
+    site.matome(&["build"]).assert_success();
+    site.write("public/bad/index.html", b"<a href=\"x\">\xff\xfe</a>");
+    edit_page(&site, "public/2021/07/20/0900/index.html", "/test/nowhere/");
+    let out = site.matome(&["check", "--all"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains("public/bad/index.html: not UTF-8 text"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("broken link \"/test/nowhere/\""),
+        "{}",
+        out.stderr
+    );
+}
