@@ -355,8 +355,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             let read = if l.full {
                 String::new()
             } else {
+                let same = if l.unchanged > 0 {
+                    format!("; {} written again unchanged", l.unchanged)
+                } else {
+                    String::new()
+                };
                 format!(
-                    " (read {} pages written since the last check, {} links; looked up {} link targets)",
+                    " (read {} pages written since the last check, {} links{same}; looked up {} link targets)",
                     l.read_pages, l.read_links, l.targets
                 )
             };

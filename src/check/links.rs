@@ -9,7 +9,10 @@
 //! (unparsable links, links that leave the base path). Every target of the record is looked up
 //! again each time, so a link into a page that a later build deleted, or that was removed by
 //! hand, is found and named with every page that still links there; pages gone from the output
-//! leave the record. The record is for one output folder, base URL and matome version; when it
+//! leave the record. A page written again from the fingerprint it was last checked at (the
+//! build's fingerprint covers everything the page shows, and builds are deterministic) is not
+//! read again, so an output folder built anew with `.matome/` restored costs no more than one
+//! new hour. The record is for one output folder, base URL and matome version; when it
 //! is missing, does not verify or is for anything else, or the builds' record of what they wrote
 //! is missing or incomplete, the check reads every page (and says why in one line), then writes
 //! a fresh record. Either way the problems come out of the same record in the same order, so an
@@ -47,11 +50,15 @@ pub struct LinkReport {
     pub fallback: Option<String>,
     /// Distinct link targets looked up.
     pub targets: usize,
+    /// Pages written again with the fingerprint they were checked at, so not read.
+    pub unchanged: usize,
 }
 
 /// One page's links as the record keeps them.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 struct PageLinks {
+    /// The fingerprint the build wrote the page from (0: not known).
+    fp: u64,
     links: u32,
     /// Sorted, distinct ids into [`Record::targets`] (delta-encoded on disk).
     targets: Vec<u32>,
@@ -123,6 +130,7 @@ fn save(path: &Path, record: &Record) -> Result<()> {
                 })
                 .collect();
             let links = PageLinks {
+                fp: l.fp,
                 links: l.links,
                 targets,
                 problems: l.problems.clone(),
@@ -176,52 +184,36 @@ pub fn check(root: &Path, output: &Path, base_url: &str, all: bool) -> Result<Li
     let mut report = LinkReport::default();
     let out_str = output.to_string_lossy().into_owned();
     let record_file = record_path(root, output);
-    let previous = if all {
-        None
-    } else {
-        match load(&record_file) {
-            Err(why) => {
-                report.fallback = Some(why);
-                None
-            }
-            Ok(r) if r.format != FORMAT || r.version != env!("CARGO_PKG_VERSION") => {
-                report.fallback = Some(format!(
-                    "the link record was written by matome {} (this is {})",
-                    r.version,
-                    env!("CARGO_PKG_VERSION")
-                ));
-                None
-            }
-            Ok(r) if r.output != out_str || r.base_url != base_url => {
-                report.fallback = Some(format!(
-                    "the link record is for {} at {}, not {} at {base_url}",
-                    r.output,
-                    r.base_url,
-                    output.display()
-                ));
-                None
-            }
-            Ok(r) => match changes::load(root, output) {
-                None => {
-                    report.fallback = Some(
-                        "no record of the pages builds wrote since the last check".to_string(),
-                    );
-                    None
-                }
+    let pending = changes::load(root, output);
+    let previous = load(&record_file).and_then(|r| {
+        if r.format != FORMAT || r.version != env!("CARGO_PKG_VERSION") {
+            Err(format!(
+                "the link record was written by matome {} (this is {})",
+                r.version,
+                env!("CARGO_PKG_VERSION")
+            ))
+        } else if r.output != out_str || r.base_url != base_url {
+            Err(format!(
+                "the link record is for {} at {}, not {} at {base_url}",
+                r.output,
+                r.base_url,
+                output.display()
+            ))
+        } else {
+            match &pending {
+                None => Err("no record of the pages builds wrote since the last check".into()),
                 Some(p) if p.lost => {
-                    report.fallback = Some(
-                        "a build found its record of written pages missing or corrupt".to_string(),
-                    );
-                    None
+                    Err("a build found its record of written pages missing or corrupt".into())
                 }
-                Some(p) => Some((r, p.written)),
-            },
+                Some(_) => Ok(r),
+            }
         }
-    };
+    });
+    let written = pending.map(|p| p.written).unwrap_or_default();
 
     let mut targets = Targets::default();
     let record = match previous {
-        Some((mut record, written)) => {
+        Ok(mut record) if !all => {
             for (i, t) in record.targets.iter().enumerate() {
                 targets.ids.insert(t.clone(), i as u32);
             }
@@ -235,15 +227,32 @@ pub fn check(root: &Path, output: &Path, base_url: &str, all: bool) -> Result<Li
             for p in gone {
                 record.pages.remove(&p);
             }
-            let todo: Vec<String> = written
-                .into_iter()
-                .filter(|p| p.ends_with(".html") && plain(p) && output.join(p).is_file())
-                .collect();
+            // A page written again from the fingerprint it was checked at has the same bytes
+            // (builds are deterministic): an output folder built anew is not read again.
+            let mut todo: Vec<(String, u64)> = Vec::new();
+            for (p, fp) in written {
+                if !p.ends_with(".html") || !plain(&p) {
+                    continue;
+                }
+                if fp != 0 && record.pages.get(&p).is_some_and(|l| l.fp == fp) {
+                    report.unchanged += 1;
+                } else if output.join(&p).is_file() {
+                    todo.push((p, fp));
+                }
+            }
             read_pages(output, &base, &todo, &mut record, &mut targets, &mut report)?;
             record
         }
-        None => {
+        previous => {
             report.full = true;
+            // What each page was written from, where that is known for sure.
+            let mut fps: FxHashMap<String, u64> = FxHashMap::default();
+            match previous {
+                Ok(r) => fps.extend(r.pages.into_iter().map(|(p, l)| (p, l.fp))),
+                Err(why) if !all => report.fallback = Some(why),
+                Err(_) => {}
+            }
+            fps.extend(written);
             let mut all_pages = Vec::new();
             for entry in walkdir::WalkDir::new(output).sort_by_file_name() {
                 let entry = entry.with_context(|| format!("listing {}", output.display()))?;
@@ -252,8 +261,11 @@ pub fn check(root: &Path, output: &Path, base_url: &str, all: bool) -> Result<Li
                     continue;
                 }
                 let rel = path.strip_prefix(output).unwrap_or(path);
-                all_pages.push(rel.to_string_lossy().replace('\\', "/"));
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                let fp = fps.get(&rel).copied().unwrap_or(0);
+                all_pages.push((rel, fp));
             }
+            drop(fps);
             let mut record = Record {
                 format: FORMAT,
                 version: env!("CARGO_PKG_VERSION").to_string(),
@@ -300,7 +312,7 @@ fn plain(rel: &str) -> bool {
 fn read_pages(
     output: &Path,
     base: &url::Url,
-    pages: &[String],
+    pages: &[(String, u64)],
     record: &mut Record,
     targets: &mut Targets,
     report: &mut LinkReport,
@@ -308,7 +320,7 @@ fn read_pages(
     for batch in pages.chunks(BATCH) {
         let read: Vec<Result<Found>> = batch
             .par_iter()
-            .map(|rel| {
+            .map(|(rel, _)| {
                 let path = output.join(rel);
                 // A page that cannot be read is a problem of that page; the rest are checked.
                 let html = match std::fs::read(&path).map(String::from_utf8) {
@@ -324,7 +336,7 @@ fn read_pages(
                 Ok(page_links(base, &page_url, &html))
             })
             .collect();
-        for (rel, r) in batch.iter().zip(read) {
+        for ((rel, fp), r) in batch.iter().zip(read) {
             let (links, mut found, problems) = r?;
             found.sort_unstable();
             found.dedup();
@@ -338,6 +350,7 @@ fn read_pages(
             record.pages.insert(
                 rel.clone(),
                 PageLinks {
+                    fp: *fp,
                     links,
                     targets: ids,
                     problems,
@@ -547,6 +560,7 @@ mod tests {
         record.pages.insert(
             "index.html".into(),
             PageLinks {
+                fp: 0,
                 links: 5,
                 targets: ids.clone(),
                 problems: vec!["p".into()],
@@ -555,6 +569,7 @@ mod tests {
         record.pages.insert(
             "a/index.html".into(),
             PageLinks {
+                fp: 0,
                 links: 1,
                 targets: vec![ids[2]],
                 problems: vec![],
@@ -584,6 +599,7 @@ mod tests {
         record.pages.insert(
             "p".into(),
             PageLinks {
+                fp: 0,
                 links: 2,
                 targets: vec![1, 3],
                 problems: vec![],

@@ -459,12 +459,13 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let mut written_paths = Vec::new();
     let mut errors = Vec::new();
     let mut failed = std::collections::HashSet::new();
-    for (path, r) in results {
+    // In `todo`'s order: each page's fingerprint goes with it.
+    for ((path, r), page) in results.into_iter().zip(&todo) {
         match r {
             Ok(w) => {
                 written += usize::from(w);
                 if w {
-                    written_paths.push(path);
+                    written_paths.push((path, page.fp));
                 }
             }
             Err(e) => {
@@ -476,7 +477,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     for (rel, bytes) in &theme.statics {
         if fsutil::write_if_changed(&output.join(rel), bytes)? {
             written += 1;
-            written_paths.push(rel.clone());
+            written_paths.push((rel.clone(), fsutil::fnv1a(bytes)));
         }
     }
 

@@ -290,3 +290,44 @@ fn a_page_that_is_not_text_is_named_and_the_rest_are_checked() {
         out.stderr
     );
 }
+
+/// With `.matome/` restored and the output built anew (every file written again), the hourly
+/// check reads only what changed: a page written from the fingerprint it was checked at is the
+/// same page. What it knew stays reported.
+#[test]
+fn an_output_folder_built_anew_is_not_read_again() {
+    let site = built_and_checked();
+    std::fs::remove_dir_all(site.path("public")).unwrap();
+    site.matome(&["build"]).assert_success();
+    let out = site.matome(&["check"]);
+    out.assert_success();
+    assert!(incremental(&out), "{}", out.stdout);
+    assert_eq!(pages_read(&out), 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("written again unchanged"),
+        "{}",
+        out.stdout
+    );
+
+    add_next_hour(&site, "http://127.0.0.1/test/missing-page/");
+    std::fs::remove_dir_all(site.path("public")).unwrap();
+    site.matome(&["build"]).assert_success();
+    let out = site.matome(&["check"]);
+    out.assert_code(1);
+    assert!(pages_read(&out) > 0, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("broken link \"/test/missing-page/\""),
+        "{}",
+        out.stderr
+    );
+    std::fs::remove_dir_all(site.path("public")).unwrap();
+    site.matome(&["build"]).assert_success();
+    let out = site.matome(&["check"]);
+    out.assert_code(1);
+    assert_eq!(pages_read(&out), 0, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("broken link \"/test/missing-page/\""),
+        "{}",
+        out.stderr
+    );
+}
