@@ -211,9 +211,10 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
     if r.parsed > 0 || files.len() != old.len() || all {
         let record: (u32, &str, &BTreeMap<String, FileRec>) =
             (FORMAT, env!("CARGO_PKG_VERSION"), &files);
-        // The record only saves time: one that cannot be saved means more parsing next time.
+        // The record only saves time: one that cannot be saved (or is lost in a crash: no fsync)
+        // means more parsing next time.
         if let Ok(body) = postcard::to_stdvec(&record) {
-            let _ = fsutil::write_atomic(&record_path(root), &fsutil::seal(body));
+            let _ = fsutil::write_if_changed(&record_path(root), &fsutil::seal(body));
         }
     }
     r

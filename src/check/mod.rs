@@ -38,8 +38,11 @@ pub struct CheckReport {
 pub fn check(root: &Path, output: Option<PathBuf>, all: bool) -> Result<CheckReport> {
     let mut r = CheckReport::default();
     // The check keeps a record of the links and clears the builds' record of written pages: no
-    // build may run in between.
-    let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)?;
+    // build may run in between. A site it cannot lock (a read-only checkout) is still checked;
+    // its records then cannot be saved either, and every check reads everything.
+    let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)
+        .map_err(|e| eprintln!("warning: checking without the site lock: {e:#}"))
+        .ok();
     let started = std::time::Instant::now();
     let config = match Config::load(root) {
         Ok(c) => Some(c),
