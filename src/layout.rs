@@ -32,8 +32,9 @@ pub const SEARCH_INDEX_DIR: &str = "search";
 pub const SEARCH_FILES: &str = "files.json";
 /// `.matome/search/tantivy/`: tantivy's own files.
 pub const TANTIVY_DIR: &str = "tantivy";
-/// `.matome/check/`: per output folder, what `matome check` knows of the built site's links
-/// (`crate::check`) and the pages builds wrote since the last check (`crate::render::changes`).
+/// `.matome/check/`: what `matome check` knows of the content files (`content.bin`) and, per
+/// output folder, of the built site's links (`<output key>.links`; `crate::check`), and the
+/// pages builds wrote since the last check (`<output key>.pending`; `crate::render::changes`).
 pub const CHECK_DIR: &str = "check";
 /// `.matome/search-docs/`: per month, the items the static search index was written from
 /// (`crate::render`).
