@@ -32,6 +32,10 @@ pub const SEARCH_INDEX_DIR: &str = "search";
 pub const SEARCH_FILES: &str = "files.json";
 /// `.matome/search/tantivy/`: tantivy's own files.
 pub const TANTIVY_DIR: &str = "tantivy";
+/// `.matome/check/`: what `matome check` knows of the content files (`content.bin`) and, per
+/// output folder, of the built site's links (`<output key>.links`; `crate::check`), and the
+/// pages builds wrote since the last check (`<output key>.pending`; `crate::render::changes`).
+pub const CHECK_DIR: &str = "check";
 /// `.matome/search-docs/`: per month, the items the static search index was written from
 /// (`crate::render`).
 pub const SEARCH_DOCS_DIR: &str = "search-docs";
@@ -91,6 +95,11 @@ pub fn tantivy_dir(root: &Path) -> PathBuf {
     search_index_dir(root).join(TANTIVY_DIR)
 }
 
+/// `.matome/check/` of the site at `root`.
+pub fn check_dir(root: &Path) -> PathBuf {
+    cache_dir(root).join(CHECK_DIR)
+}
+
 /// `.matome/search-docs/` of the site at `root`.
 pub fn search_docs_dir(root: &Path) -> PathBuf {
     cache_dir(root).join(SEARCH_DOCS_DIR)
@@ -112,6 +121,7 @@ mod tests {
             search_files(root),
             tantivy_dir(root),
             search_docs_dir(root),
+            check_dir(root),
         ] {
             assert!(p.starts_with("site/.matome"), "{}", p.display());
         }

@@ -14,6 +14,7 @@
 //! All of the build's IO is here: the archive, the fetch state and each page's snapshot files
 //! are read in this file and passed to the pure parts ([`site`], [`plan`], [`views`]).
 
+pub mod changes;
 pub mod chart;
 pub mod overrides;
 pub mod page;
@@ -454,11 +455,19 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         eprintln!("load {t_load:?} plan {t_plan:?} render {t_render:?}");
     }
     let mut written = 0;
+    // What `matome check` reads instead of every page ([`changes`]).
+    let mut written_paths = Vec::new();
     let mut errors = Vec::new();
     let mut failed = std::collections::HashSet::new();
-    for (path, r) in results {
+    // In `todo`'s order: each page's fingerprint goes with it.
+    for ((path, r), page) in results.into_iter().zip(&todo) {
         match r {
-            Ok(w) => written += usize::from(w),
+            Ok(w) => {
+                written += usize::from(w);
+                if w {
+                    written_paths.push((path, page.fp));
+                }
+            }
             Err(e) => {
                 errors.push(format!("{e:#}"));
                 failed.insert(path);
@@ -468,6 +477,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     for (rel, bytes) in &theme.statics {
         if fsutil::write_if_changed(&output.join(rel), bytes)? {
             written += 1;
+            written_paths.push((rel.clone(), fsutil::fnv1a(bytes)));
         }
     }
 
@@ -516,6 +526,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         }
     }
 
+    changes::add(root, &output, written_paths);
     let state = BuildState {
         version: STATE_VERSION,
         base_url: base_url.clone(),

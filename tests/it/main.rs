@@ -5,6 +5,7 @@ mod archive;
 mod browser_site;
 mod build;
 mod caches;
+mod check;
 mod deadline;
 mod deploy;
 mod fetch;
