@@ -88,6 +88,9 @@ pub struct BuildSettings {
     /// keyword a page. Real archives have many keywords seen once: 2 keeps a year's site far
     /// smaller (GitHub Pages sites should stay under 1 GB).
     pub keyword_min_items: usize,
+    /// `matome build` warns when the output folder holds more than this many megabytes
+    /// (10^6 bytes): GitHub Pages publishes at most 1 GB.
+    pub size_warning_mb: usize,
 }
 
 impl Default for BuildSettings {
@@ -96,6 +99,7 @@ impl Default for BuildSettings {
             items_per_page: 50,
             digests_per_page: 24,
             keyword_min_items: 1,
+            size_warning_mb: 900,
         }
     }
 }
@@ -349,6 +353,7 @@ struct RawBuild {
     items_per_page: Int,
     digests_per_page: Int,
     keyword_min_items: Int,
+    size_warning_mb: Int,
 }
 
 /// The range of every numeric setting (`section.key`, least, greatest), documented in the
@@ -373,6 +378,7 @@ pub const RANGES: &[(&str, f64, f64)] = &[
     ("build.items_per_page", 1.0, 10_000.0),
     ("build.digests_per_page", 1.0, 10_000.0),
     ("build.keyword_min_items", 1.0, 1_000_000.0),
+    ("build.size_warning_mb", 1.0, 1_000_000.0),
     ("trends.hour_window", 1.0, 100_000.0),
     ("trends.day_window", 1.0, 10_000.0),
     ("trends.min_count", 0.0, 1_000_000.0),
@@ -545,6 +551,11 @@ impl Config {
                 raw.build.keyword_min_items,
                 "build.keyword_min_items",
                 b.keyword_min_items,
+            )?,
+            size_warning_mb: r.int(
+                raw.build.size_warning_mb,
+                "build.size_warning_mb",
+                b.size_warning_mb,
             )?,
         };
 
