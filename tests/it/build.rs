@@ -346,9 +346,11 @@ fn nothing_executable_from_a_feed_reaches_public() {
                     .unwrap()
                     .starts_with("http://127.0.0.1/test/")
             {
-                assert_eq!(
-                    tag.attr("rel"),
-                    Some("noopener noreferrer"),
+                // `noreferrer` implies `noopener` (HTML: "link type noreferrer"); list rows
+                // carry only it, to keep a year's site small.
+                assert!(
+                    tag.attr("rel")
+                        .is_some_and(|r| r.split_ascii_whitespace().any(|t| t == "noreferrer")),
                     "{rel}: {tag:?}"
                 );
             }
