@@ -53,6 +53,9 @@ fn write_snapshot(site: &Site, hour: &str, items: Vec<Item>, body: &str) {
 fn fixture_site(base_url: &str) -> Site {
     let mut site = Site::new();
     site.config.base_url = base_url.into();
+    // Every keyword gets a page, as before `[build] keyword_min_items` defaulted to 2: these
+    // tests are about the pages of keywords seen once (tests/it/size.rs covers the default).
+    site.config.append = "[build]\nkeyword_min_items = 1\n".into();
     site.write_config(&[]);
     write_snapshot(
         &site,
