@@ -310,3 +310,73 @@ fn a_keywords_oldest_pages_give_way_to_search_and_every_link_still_resolves() {
     // The first page still counts (and charts) every item.
     assert!(site.read(format!("{kw}/index.html")).contains("11件"));
 }
+
+/// Regression: digest rows were numbered by their place among the news rows (`loop.index`),
+/// while the search index, the Atom ids and now every list row link `#item-N` by the item's
+/// place in its snapshot file; with a trend word first in the file they pointed one row off.
+#[test]
+fn list_rows_and_search_link_the_items_own_row_when_a_digest_also_holds_trend_words() {
+    let site = site_with("https://user.github.io/repo/", "");
+    let h = t("2021-07-20T08:00:00+09:00");
+    let mut news = Item {
+        id: "https://news.example.jp/n1".into(),
+        feed: "https://news.example.jp/feed.xml".into(),
+        category: "IT".into(),
+        site: "ITニュース総合".into(),
+        title: "量子計算の新方式".into(),
+        link: "https://news.example.jp/articles/n1".into(),
+        published: h,
+        keywords: vec!["量子計算".into()],
+        summary: "量子計算の要約。".into(),
+        text: String::new(),
+        trend: None,
+    };
+    let trend = Item {
+        id: "https://trends.example.com/2021-07-20/大谷翔平".into(),
+        feed: "https://trends.example.com/rss".into(),
+        category: "トレンド".into(),
+        site: "Google トレンド".into(),
+        title: "大谷翔平".into(),
+        link: "https://trends.example.com/".into(),
+        trend: Some(matome::content::Trend {
+            volume: Some(200_000),
+            ..Default::default()
+        }),
+        keywords: Vec::new(),
+        ..news.clone()
+    };
+    news.published = h - Duration::minutes(5);
+    Snapshot {
+        hour: h,
+        updated: h + Duration::minutes(20),
+        items: vec![trend, news],
+        body: String::new(),
+    }
+    .write(&site.path(snapshot_rel_path(&h)))
+    .unwrap();
+    site.matome(&["build"]).assert_success();
+    let digest = site.read("public/2021/07/20/0800/index.html");
+    let row = &digest[digest
+        .find("<tr id=\"item-2\">")
+        .expect("the news item is row 2")..];
+    assert!(
+        row[..row.find("</tr>").unwrap()].contains("量子計算の新方式"),
+        "{digest}"
+    );
+    assert!(
+        !digest.contains("<tr id=\"item-1\">"),
+        "row 1 is the trend word, in its own table"
+    );
+    assert!(
+        site.read("public/categories/IT/index.html")
+            .contains("href=\"/repo/2021/07/20/0800/#item-2\">量子計算の新方式</a>")
+    );
+    let out = site.matome(&["search", "量子計算", "--json"]);
+    out.assert_success();
+    assert!(
+        out.stdout.contains("/2021/07/20/0800/#item-2\""),
+        "{}",
+        out.stdout
+    );
+    site.matome(&["check"]).assert_success();
+}
