@@ -11,6 +11,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use super::views::digest::thousands;
+
 /// One megabyte as GitHub counts its 1 GB limit (decimal).
 pub const MB: u64 = 1_000_000;
 
@@ -70,18 +72,6 @@ impl SiteSize {
 pub fn megabytes(bytes: u64) -> String {
     let tenths = (bytes + MB / 20) / (MB / 10);
     format!("{}.{} MB", thousands(tenths / 10), tenths % 10)
-}
-
-fn thousands(v: u64) -> String {
-    let digits = v.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
