@@ -57,10 +57,10 @@ impl SiteSize {
             format!(
                 "{} holds {}, over the {limit_mb} MB of `[build] size_warning_mb`: GitHub Pages \
                  publishes sites of at most 1 GB (past it the deploy warns \"Deployment might \
-                 fail\" and may time out). To shrink the site, raise `[build] keyword_min_items` \
-                 (fewer keyword pages) or `[build] items_per_page` (fewer, fuller list pages) in \
-                 matome.toml, or deploy to object storage with `matome deploy` ([deploy] in \
-                 matome.toml), which has no such limit",
+                 fail\" and may time out). To shrink the site, lower `[build] keyword_max_pages` \
+                 (fewer pages per keyword) or raise `[build] keyword_min_items` (fewer keyword \
+                 pages) in matome.toml, or deploy to object storage with `matome deploy` \
+                 ([deploy] in matome.toml), which has no such limit",
                 output.display(),
                 self.describe()
             )
@@ -103,7 +103,13 @@ mod tests {
             files: 1,
         };
         let w = over.warning(Path::new("public"), 900).unwrap();
-        for part in ["public", "1 GB", "size_warning_mb", "keyword_min_items"] {
+        for part in [
+            "public",
+            "1 GB",
+            "size_warning_mb",
+            "keyword_max_pages",
+            "keyword_min_items",
+        ] {
             assert!(w.contains(part), "{part}: {w}");
         }
     }

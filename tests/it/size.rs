@@ -182,6 +182,7 @@ fn build_reports_the_sites_size_and_warns_above_size_warning_mb() {
     for part in [
         "over the 1 MB of `[build] size_warning_mb`",
         "GitHub Pages publishes sites of at most 1 GB",
+        "keyword_max_pages",
         "keyword_min_items",
         "matome deploy",
     ] {
