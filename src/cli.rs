@@ -326,6 +326,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 if r.search.rebuilt { " (rebuilt)" } else { "" },
                 r.elapsed.as_secs_f64()
             );
+            println!("site size: {}", r.size.describe());
+            if let Some(w) = &r.size_warning {
+                eprintln!("warning: {w}");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Init(args) => {

@@ -96,14 +96,23 @@ pub struct BuildSettings {
     /// keyword a page. Real archives have many keywords seen once: 2 keeps a year's site far
     /// smaller (GitHub Pages sites should stay under 1 GB).
     pub keyword_min_items: usize,
+    /// A keyword's list keeps its first page and its newest numbered pages up to this many pages
+    /// in all (0: every page); its older items stay on their digest, category and site pages and
+    /// in search. The most frequent keywords carry a third of an archive's items.
+    pub keyword_max_pages: usize,
+    /// `matome build` warns when the output folder holds more than this many megabytes
+    /// (10^6 bytes): GitHub Pages publishes at most 1 GB.
+    pub size_warning_mb: usize,
 }
 
 impl Default for BuildSettings {
     fn default() -> Self {
         BuildSettings {
-            items_per_page: 50,
+            items_per_page: 100,
             digests_per_page: 24,
-            keyword_min_items: 1,
+            keyword_min_items: 2,
+            keyword_max_pages: 10,
+            size_warning_mb: 900,
         }
     }
 }
@@ -277,6 +286,8 @@ struct RawBuild {
     items_per_page: Int,
     digests_per_page: Int,
     keyword_min_items: Int,
+    keyword_max_pages: Int,
+    size_warning_mb: Int,
 }
 
 #[derive(Deserialize)]
@@ -373,6 +384,16 @@ impl Config {
                 raw.build.keyword_min_items,
                 "build.keyword_min_items",
                 b.keyword_min_items,
+            )?,
+            keyword_max_pages: r.int(
+                raw.build.keyword_max_pages,
+                "build.keyword_max_pages",
+                b.keyword_max_pages,
+            )?,
+            size_warning_mb: r.int(
+                raw.build.size_warning_mb,
+                "build.size_warning_mb",
+                b.size_warning_mb,
             )?,
         };
 

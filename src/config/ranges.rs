@@ -47,6 +47,8 @@ pub const RANGES: &[(&str, f64, f64)] = &[
     ("build.items_per_page", 1.0, 10_000.0),
     ("build.digests_per_page", 1.0, 10_000.0),
     ("build.keyword_min_items", 1.0, 1_000_000.0),
+    ("build.keyword_max_pages", 0.0, 1_000_000.0),
+    ("build.size_warning_mb", 1.0, 1_000_000.0),
     ("trends.hour_window", 1.0, 100_000.0),
     ("trends.day_window", 1.0, 10_000.0),
     ("trends.min_count", 0.0, 1_000_000.0),

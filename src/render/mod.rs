@@ -22,6 +22,7 @@ pub mod plan;
 mod rising;
 pub mod safety;
 pub mod site;
+pub mod size;
 pub mod strings;
 pub mod theme;
 pub mod views;
@@ -76,6 +77,10 @@ pub struct BuildReport {
     pub parsed_files: usize,
     /// What updating the search index did.
     pub search: crate::search::index::IndexReport,
+    /// The output folder's bytes and files after the build.
+    pub size: size::SiteSize,
+    /// Set when the output is above `[build] size_warning_mb`: what to do about it.
+    pub size_warning: Option<String>,
     pub elapsed: Duration,
 }
 
@@ -578,7 +583,11 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
             if errors.len() > 10 { "\n  …" } else { "" }
         );
     }
+    let size = size::SiteSize::measure(&output)?;
+    let size_warning = size.warning(&output, config.build.size_warning_mb as u64);
     Ok(BuildReport {
+        size,
+        size_warning,
         output,
         digests: archive.digests.len(),
         items: archive.items.len(),

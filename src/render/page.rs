@@ -67,16 +67,38 @@ pub(crate) fn neighbours(i: usize, len: usize) -> [Option<usize>; 2] {
 /// holds entries [(j-1)·per, j·per) for ever; the first page (the list's own URL) holds the rest,
 /// between `per` and 2·`per`-1 entries once there are that many. A new entry changes the first
 /// page only, and once every `per` entries one more numbered page appears.
+///
+/// `keep` (0: all) bounds how many pages a list has: only the first page and the newest
+/// `keep`-1 numbered pages exist; older numbered pages are dropped (their entries stay on the
+/// other pages that list them) and the oldest kept page has no older link. Kept pages keep
+/// their numbers, so a page that exists never changes what it holds.
 #[derive(Debug, Clone, Copy)]
 pub struct Pager {
     pub n: usize,
     pub per: usize,
+    pub keep: usize,
 }
 
 impl Pager {
     /// Numbered pages (older than the first page).
     pub fn numbered(&self) -> usize {
         (self.n / self.per).saturating_sub(1)
+    }
+
+    /// The oldest numbered page that exists (pages `first_kept()..=numbered()`; none when it is
+    /// greater than `numbered()`).
+    pub fn first_kept(&self) -> usize {
+        if self.keep == 0 {
+            1
+        } else {
+            (self.numbered() + 2).saturating_sub(self.keep).max(1)
+        }
+    }
+
+    /// Whether entries older than page `page` exist that no page lists (it is the oldest page
+    /// kept, and pages were dropped).
+    pub fn dropped_before(&self, page: usize) -> bool {
+        self.older(page).is_none() && self.first_kept() > 1 && self.numbered() > 0
     }
 
     /// Entries of page `page` (0 = the first page), oldest first.
@@ -91,8 +113,8 @@ impl Pager {
     /// The page with older entries.
     pub fn older(&self, page: usize) -> Option<usize> {
         match page {
-            0 => (self.numbered() > 0).then(|| self.numbered()),
-            1 => None,
+            0 => (self.numbered() >= self.first_kept()).then(|| self.numbered()),
+            p if p <= self.first_kept() => None,
             p => Some(p - 1),
         }
     }
@@ -111,14 +133,20 @@ impl Pager {
         Pager {
             n: site.archive.digests.len(),
             per: site.config.build.digests_per_page,
+            keep: 0,
         }
     }
 
-    /// A term's: its items.
+    /// A term's: its items (a keyword's newest `[build] keyword_max_pages` pages).
     pub(crate) fn term(site: &Site, tax: Tax, id: u32) -> Pager {
         Pager {
             n: site.names(tax).items[id as usize].len(),
             per: site.config.build.items_per_page,
+            keep: if tax == Tax::Keyword {
+                site.config.build.keyword_max_pages
+            } else {
+                0
+            },
         }
     }
 }
@@ -204,7 +232,7 @@ mod tests {
         // For every size, pages partition the entries, and numbered pages never change.
         let mut seen: BTreeMap<usize, Range<usize>> = BTreeMap::new();
         for n in 0..40 {
-            let p = Pager { n, per };
+            let p = Pager { n, per, keep: 0 };
             let mut covered = vec![0; n];
             for page in std::iter::once(0).chain(1..=p.numbered()) {
                 for i in p.range(page) {
@@ -235,6 +263,42 @@ mod tests {
                 visited += 1;
             }
             assert_eq!(visited, p.numbered() + 1);
+        }
+    }
+
+    /// `keep`: the first page and the newest `keep`-1 numbered pages exist, each holds what it
+    /// held before, links walk exactly the kept pages, and the oldest says entries were dropped.
+    #[test]
+    fn a_kept_window_drops_the_oldest_pages_only() {
+        let per = 3;
+        for keep in 1..5 {
+            for n in 0..40 {
+                let all = Pager { n, per, keep: 0 };
+                let p = Pager { n, per, keep };
+                let kept: Vec<usize> = (p.first_kept()..=p.numbered()).collect();
+                assert_eq!(
+                    kept.len() + 1,
+                    keep.min(all.numbered() + 1),
+                    "n={n} keep={keep}"
+                );
+                for &page in kept.iter().chain(std::iter::once(&0)) {
+                    assert_eq!(p.range(page), all.range(page));
+                }
+                let mut page = 0;
+                let mut visited = vec![0];
+                while let Some(o) = p.older(page) {
+                    assert_eq!(p.newer(o), Some(page));
+                    page = o;
+                    visited.push(o);
+                }
+                assert_eq!(visited.len(), kept.len() + 1, "n={n} keep={keep}");
+                assert_eq!(
+                    p.dropped_before(page),
+                    all.numbered() + 1 > keep,
+                    "n={n} keep={keep}"
+                );
+                assert!(kept.iter().all(|&k| k == page || !p.dropped_before(k)));
+            }
         }
     }
 

@@ -193,7 +193,9 @@ fn headers(server: &S3Server, rel: &str) -> (String, String) {
 fn built_site(server: &S3Server) -> Site {
     let mut site = demo_site(BASE_URL);
     site.config.append = format!(
-        "[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{}\"\nregion = \"us-east-1\"\nconcurrency = 4\nretries = 1\n",
+        // Every keyword gets a page (the default leaves keywords seen once unlinked): more
+        // link targets to resolve through the bucket.
+        "[build]\nkeyword_min_items = 1\n[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{}\"\nregion = \"us-east-1\"\nconcurrency = 4\nretries = 1\n",
         server.endpoint()
     );
     site.write_config(&[]);

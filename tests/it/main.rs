@@ -19,6 +19,7 @@ mod robust;
 mod search;
 mod search_page;
 pub mod serve;
+mod size;
 mod slugs;
 mod support;
 mod support_selftest;

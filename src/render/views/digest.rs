@@ -201,7 +201,7 @@ pub(crate) fn digest(ctx: &Ctx, d: usize, snapshot: &Snapshot) -> Result<Vec<u8>
 }
 
 /// 200000 → "200,000".
-fn thousands(v: u64) -> String {
+pub(crate) fn thousands(v: u64) -> String {
     let digits = v.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

@@ -154,6 +154,8 @@ pub struct ItemView {
     pub published: String,
     /// The digest that holds it.
     pub digest: Link,
+    /// Its place in its snapshot file, from 1: the digest page's row is `#item-{index}`.
+    pub index: u32,
     /// Only where the page shows summaries (digests, Atom).
     pub summary: Option<String>,
 }
@@ -223,6 +225,7 @@ pub(crate) fn entry_view(site: &Site, e: &Entry, summary: Option<String>) -> Ite
             name: site.digest_heading(e.digest as usize),
             url: site.digest_url(e.digest as usize),
         },
+        index: e.index + 1,
         summary,
     }
 }

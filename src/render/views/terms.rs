@@ -35,14 +35,16 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
                 let items = &names.items[id as usize];
                 let mut out = Vec::with_capacity(pager.numbered() + 1);
                 // Numbered pages first: the first page of a keyword folds them in (its chart
-                // and related words depend on every item with the keyword).
+                // and related words depend on every item with the keyword, on dropped pages
+                // too: `[build] keyword_max_pages`).
                 let mut all = Fp::new("all");
                 for page in (1..=pager.numbered()).chain(std::iter::once(0)) {
                     let mut fp = Fp::new(tax.name());
                     fp.str(&names.names[id as usize])
                         .u64(page as u64)
                         .opt(pager.older(page))
-                        .opt(pager.newer(page));
+                        .opt(pager.newer(page))
+                        .u64(u64::from(pager.dropped_before(page)));
                     for &i in &items[pager.range(page)] {
                         fp.u64(fps.item[i as usize]);
                     }
@@ -50,6 +52,9 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
                         fp.u64(all.0);
                     }
                     all.u64(fp.0);
+                    if page != 0 && page < pager.first_kept() {
+                        continue;
+                    }
                     out.push(Page {
                         path: html_path(&site.term_url(tax, id, page)),
                         kind: Kind::Term { tax, id, page },
@@ -133,6 +138,9 @@ pub struct TermView {
     pub related: Vec<Link>,
     /// A category's Atom feed (site-relative).
     pub atom: Option<String>,
+    /// On the oldest page of a keyword whose older pages are not kept (`[build]
+    /// keyword_max_pages`): the search page for the keyword, where its older items are found.
+    pub older_search: Option<String>,
 }
 
 pub(crate) fn term(ctx: &Ctx, tax: Tax, id: u32, p: usize) -> Result<Vec<u8>> {
@@ -173,6 +181,7 @@ pub(crate) fn term(ctx: &Ctx, tax: Tax, id: u32, p: usize) -> Result<Vec<u8>> {
         chart_svg: chart,
         related,
         atom: (tax == Tax::Category).then(|| format!("{}atom.xml", site.term_url(tax, id, 0))),
+        older_search: pager.dropped_before(p).then(|| super::search_url(&name)),
     };
     let title = if p == 0 {
         name
