@@ -18,8 +18,9 @@ pub const EJECTED_RECORD: &str = ".matome-ejected.toml";
 /// How a temporary file matome writes begins (then random characters and `.tmp`).
 pub const TEMP_PREFIX: &str = ".matome.";
 
-/// `.matome/keys.json`: the archived (feed, id) keys per snapshot file ([`crate::content::keys`]).
-pub const KEYS_CACHE: &str = "keys.json";
+/// `.matome/keys.bin`: the archived (feed, id) keys per snapshot file, postcard
+/// ([`crate::content::keys`]; `keys.json` before issue 13).
+pub const KEYS_CACHE: &str = "keys.bin";
 /// `.matome/df.tsv`: document frequencies ([`crate::analyze::df`]).
 pub const DF_CACHE: &str = "df.tsv";
 /// `.matome/archive/`: the loaded archive per month, postcard ([`crate::content::archive`]).
@@ -60,7 +61,7 @@ pub fn publish_state(root: &Path) -> PathBuf {
     root.join(PUBLISH_STATE_FILE)
 }
 
-/// `.matome/keys.json` of the site at `root`.
+/// `.matome/keys.bin` of the site at `root`.
 pub fn keys_cache(root: &Path) -> PathBuf {
     cache_dir(root).join(KEYS_CACHE)
 }

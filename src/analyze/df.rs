@@ -67,10 +67,41 @@ impl DocFreq {
         {
             return Ok(df);
         }
-        // A broken file (reported by the fetch that calls this) must not stop the run.
-        let snapshots = crate::content::load_all_readable(root)?;
-        let items: Vec<&Item> = snapshots.iter().flat_map(|(_, s)| s.items.iter()).collect();
-        Ok(Self::from_items(&items))
+        Self::rebuild(root)
+    }
+
+    /// Frequencies over every snapshot file under `root` that parses, one file at a time in
+    /// parallel: memory holds the counts, never the archive (holding every snapshot took a
+    /// fresh runner's fetch to 2.2 GB at three years). A broken file (reported by the fetch
+    /// that calls this) is skipped and must not stop the run.
+    pub fn rebuild(root: &Path) -> Result<DocFreq> {
+        let a = Analyzer::get();
+        let paths = crate::content::snapshot_paths(root)?;
+        Ok(paths
+            .into_par_iter()
+            .fold(DocFreq::default, |mut df, p| {
+                if let Ok(text) = std::fs::read_to_string(&p)
+                    && let Ok(s) = crate::content::Snapshot::parse(&text, &p.display().to_string())
+                {
+                    for item in &s.items {
+                        df.add_keys(a.item_terms(item).keys());
+                    }
+                }
+                df
+            })
+            .reduce(DocFreq::default, DocFreq::merge))
+    }
+
+    /// The counts of two disjoint sets of items.
+    fn merge(mut self, mut other: DocFreq) -> DocFreq {
+        if self.df.len() < other.df.len() {
+            std::mem::swap(&mut self, &mut other);
+        }
+        self.docs += other.docs;
+        for (k, v) in other.df {
+            *self.df.entry(k).or_default() += v;
+        }
+        self
     }
 
     /// The cache if it verifies: `matome-df`, the analyser's fingerprint, the item count and a
@@ -155,6 +186,62 @@ mod tests {
             DocFreq::default()
         );
         assert_eq!(DocFreq::load_or_rebuild(dir.path(), 1).unwrap(), df);
+    }
+
+    /// Issue 13: the rebuild reads one file at a time (it held every snapshot of the archive
+    /// at once) and must count exactly what analysing all the items together counts; a file
+    /// that does not parse is left out.
+    #[test]
+    fn the_streamed_rebuild_counts_what_the_whole_archive_counts() {
+        use crate::content::{Item, Snapshot};
+        use chrono::DateTime;
+        let dir = tempfile::tempdir().unwrap();
+        let words = ["日本銀行", "生成AI", "半導体", "クラウド", "Rust", "決算"];
+        let mut all: Vec<Item> = Vec::new();
+        for h in 0..30u32 {
+            let hour = DateTime::parse_from_rfc3339(&format!(
+                "2021-07-{:02}T{:02}:00:00+09:00",
+                1 + h / 24,
+                h % 24
+            ))
+            .unwrap();
+            let items: Vec<Item> = (0..7u32)
+                .map(|n| {
+                    let (a, b) = (words[((h + n) % 6) as usize], words[((h * n) % 6) as usize]);
+                    Item {
+                        id: format!("{h}-{n}"),
+                        feed: "https://example.com/feed".into(),
+                        category: "IT".into(),
+                        site: "サイト".into(),
+                        title: format!("{a}と{b}の動き {h}"),
+                        link: format!("https://example.com/{h}/{n}"),
+                        published: hour,
+                        keywords: vec![],
+                        summary: String::new(),
+                        text: format!("{a}をめぐり{b}が広がっている。"),
+                        trend: None,
+                    }
+                })
+                .collect();
+            all.extend(items.iter().cloned());
+            let s = Snapshot {
+                hour,
+                updated: hour,
+                items,
+                body: String::new(),
+            };
+            let path = dir.path().join(crate::content::snapshot_rel_path(&hour));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, s.to_text()).unwrap();
+        }
+        let broken = dir.path().join("content/2021/07/03/0000.md");
+        std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
+        std::fs::write(&broken, "+++\nhour = nonsense\n").unwrap();
+        let refs: Vec<&Item> = all.iter().collect();
+        let expected = DocFreq::from_items(&refs);
+        assert_eq!(expected.docs, 210);
+        assert_eq!(DocFreq::rebuild(dir.path()).unwrap(), expected);
+        assert_eq!(DocFreq::load_or_rebuild(dir.path(), 0).unwrap(), expected);
     }
 
     /// Issue 11, finding 5: a df.tsv cut short (its header intact) was accepted, and 449 of 450

@@ -304,13 +304,9 @@ fn shard_is_whole(dir: &Path, month: &str, shard: &MonthShard) -> bool {
         && shard.files.iter().all(|f| {
             f.strip_prefix(month)
                 .and_then(|r| r.strip_prefix('/'))
-                .is_some_and(|name| {
-                    !name.is_empty()
-                        && name
-                            .bytes()
-                            .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_')
-                        && !name.starts_with('.')
-                })
+                // The names static_index writes (`b01f-2.bin` too: a month whose record
+                // refused those was re-indexed by every build).
+                .is_some_and(static_index::is_shard_data_file)
                 && dir.join(f).is_file()
         })
 }

@@ -472,6 +472,12 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
     Ok((files, buckets))
 }
 
+/// Whether `name` is a file name this module writes in a month's folder: a bucket (`b01f.bin`),
+/// a long posting list of its own (`b01f-2.bin`) or a chunk of items (`c3.json`).
+pub(crate) fn is_shard_data_file(name: &str) -> bool {
+    !name.starts_with(crate::layout::TEMP_PREFIX) && is_shard_file(name)
+}
+
 /// Whether a file in a month's folder is one this module writes (or a temporary file of ours).
 fn is_shard_file(name: &str) -> bool {
     let stem_ok = |s: &str, hex: bool| {
