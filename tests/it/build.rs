@@ -1,13 +1,13 @@
 //! `matome build`: pages, safety, sub-path links, incremental rebuilds, errors.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, FixedOffset};
 use matome::content::{Item, Snapshot, snapshot_rel_path};
 
-use crate::support::web::{http_get, links, percent_decode, serve_dir, tags};
+use crate::support::web::{crawl, html_pages, http_get, serve_dir, tags};
 use crate::support::{Site, TestServer};
 
 fn t(s: &str) -> DateTime<FixedOffset> {
@@ -390,47 +390,11 @@ fn a_sub_path_site_is_fully_reachable_and_every_link_resolves() {
     serve_dir(&server, "/repo/", &site.path("public"));
 
     // Crawl from the home page, as a reader would.
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut queue: VecDeque<String> = VecDeque::from(["/repo/".to_string()]);
-    let base_url = url::Url::parse(&base).unwrap();
-    let mut broken = Vec::new();
-    while let Some(path) = queue.pop_front() {
-        if !seen.insert(path.clone()) {
-            continue;
-        }
-        let (status, body) = http_get(server.addr(), &path);
-        if status != 200 {
-            broken.push(format!("{path} → {status}"));
-            continue;
-        }
-        if !(path.ends_with('/') || path.ends_with(".html")) {
-            continue;
-        }
-        let page = base_url.join(&path).unwrap();
-        for link in links(&String::from_utf8_lossy(&body)) {
-            let Ok(target) = page.join(&link) else {
-                broken.push(format!("{path}: unparsable {link}"));
-                continue;
-            };
-            if target.host_str() != base_url.host_str() || target.port() != base_url.port() {
-                continue;
-            }
-            assert!(
-                target.path().starts_with("/repo/"),
-                "{path} links outside the base path: {link}"
-            );
-            queue.push_back(target.path().to_string());
-        }
-    }
-    assert!(broken.is_empty(), "broken links: {broken:#?}");
+    let crawl = crawl(&server, "/repo/");
+    assert!(crawl.broken.is_empty(), "broken links: {:#?}", crawl.broken);
     // Every HTML page written is reachable by links from home.
-    let pages: BTreeSet<String> = files(&site.path("public"))
-        .into_keys()
-        .filter(|r| r.ends_with("index.html"))
-        .map(|r| format!("/repo/{}", r.trim_end_matches("index.html")))
-        .collect();
-    let reached: BTreeSet<String> = seen.iter().map(|p| percent_decode(p)).collect();
-    let unreached: Vec<&String> = pages.difference(&reached).collect();
+    let pages = html_pages(&site.path("public"), "/repo/");
+    let unreached: Vec<&String> = pages.difference(&crawl.reached).collect();
     assert!(
         unreached.is_empty(),
         "not reachable from home: {unreached:?}"

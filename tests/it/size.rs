@@ -4,13 +4,12 @@
 //! oldest kept page leads to the search; every link resolves and every page is reachable from
 //! home, at every depth, before and after one more hour.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::path::Path;
 
 use chrono::{DateTime, Duration, FixedOffset};
 use matome::content::{Item, Snapshot, snapshot_rel_path};
 
-use crate::support::web::{http_get, links, percent_decode, serve_dir};
+use crate::support::web::{crawl, html_pages, serve_dir};
 use crate::support::{Site, TestServer};
 
 fn t(s: &str) -> DateTime<FixedOffset> {
@@ -70,61 +69,15 @@ fn measure(dir: &Path) -> (u64, u64) {
         .fold((0, 0), |(n, b), e| (n + 1, b + e.metadata().unwrap().len()))
 }
 
-/// Crawls the built site from its home page over HTTP: the pages reached, and the links that
-/// did not answer 200.
-fn crawl(site: &Site) -> (BTreeSet<String>, Vec<String>) {
+fn assert_whole(site: &Site) {
     let server = TestServer::new();
     serve_dir(&server, "/repo/", &site.path("public"));
-    let base = url::Url::parse(&server.url("/repo/")).unwrap();
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut queue = VecDeque::from(["/repo/".to_string()]);
-    let mut broken = Vec::new();
-    while let Some(path) = queue.pop_front() {
-        if !seen.insert(path.clone()) {
-            continue;
-        }
-        let (status, body) = http_get(server.addr(), &path);
-        if status != 200 {
-            broken.push(format!("{path} → {status}"));
-            continue;
-        }
-        if !path.ends_with('/') {
-            continue;
-        }
-        let page = base.join(&path).unwrap();
-        for link in links(&String::from_utf8_lossy(&body)) {
-            let target = page.join(&link).unwrap();
-            if target.host_str() == base.host_str() && target.port() == base.port() {
-                queue.push_back(target.path().to_string());
-            }
-        }
-    }
-    (seen.iter().map(|p| percent_decode(p)).collect(), broken)
-}
-
-/// Every HTML page of the output, as the URL path the crawl sees.
-fn html_pages(site: &Site) -> BTreeSet<String> {
-    let public = site.path("public");
-    walkdir::WalkDir::new(&public)
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_name() == "index.html")
-        .map(|e| {
-            let rel = e
-                .path()
-                .strip_prefix(&public)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            format!("/repo/{}", rel.trim_end_matches("index.html"))
-        })
-        .collect()
-}
-
-fn assert_whole(site: &Site) {
-    let (reached, broken) = crawl(site);
-    assert!(broken.is_empty(), "broken links: {broken:#?}");
-    let unreached: Vec<String> = html_pages(site).difference(&reached).cloned().collect();
+    let crawl = crawl(&server, "/repo/");
+    assert!(crawl.broken.is_empty(), "broken links: {:#?}", crawl.broken);
+    let unreached: Vec<String> = html_pages(&site.path("public"), "/repo/")
+        .difference(&crawl.reached)
+        .cloned()
+        .collect();
     assert!(
         unreached.is_empty(),
         "not reachable from home: {unreached:?}"
@@ -236,7 +189,7 @@ fn a_keyword_under_keyword_min_items_has_no_page_and_nothing_links_to_one() {
         "shown unlinked: {digest}"
     );
     assert!(digest.contains(">半導体</a>"));
-    for page in html_pages(&site) {
+    for page in html_pages(&site.path("public"), "/repo/") {
         let rel = format!("public/{}index.html", page.trim_start_matches("/repo/"));
         let html = site.read(&rel);
         assert!(

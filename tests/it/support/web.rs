@@ -251,3 +251,67 @@ fn tag_scanner_reads_attributes_like_a_browser() {
     assert_eq!(t[2].attr("src"), Some("/i.png/"));
     assert_eq!(percent_decode("/r/%E6%97%A5/"), "/r/日/");
 }
+
+/// What a reader reaches by following links from the home page `prefix` (`/repo/`) of a site
+/// that `server` serves: every URL path visited (percent-decoded) and every broken link.
+pub struct Crawl {
+    pub reached: std::collections::BTreeSet<String>,
+    /// `path → status` for an answer other than 200, a link that does not parse, or a
+    /// same-host link outside `prefix`.
+    pub broken: Vec<String>,
+}
+
+/// Crawls the site from `prefix`, following the links of every page (a folder or an `.html`
+/// file) to the same host.
+pub fn crawl(server: &TestServer, prefix: &str) -> Crawl {
+    let base = url::Url::parse(&server.url(prefix)).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::from([prefix.to_string()]);
+    let mut broken = Vec::new();
+    while let Some(path) = queue.pop_front() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let (status, body) = http_get(server.addr(), &path);
+        if status != 200 {
+            broken.push(format!("{path} → {status}"));
+            continue;
+        }
+        if !(path.ends_with('/') || path.ends_with(".html")) {
+            continue;
+        }
+        let page = base.join(&path).unwrap();
+        for link in links(&String::from_utf8_lossy(&body)) {
+            let Ok(target) = page.join(&link) else {
+                broken.push(format!("{path}: unparsable {link}"));
+                continue;
+            };
+            if target.host_str() != base.host_str() || target.port() != base.port() {
+                continue;
+            }
+            if !target.path().starts_with(prefix) {
+                broken.push(format!("{path}: links outside the base path: {link}"));
+                continue;
+            }
+            queue.push_back(target.path().to_string());
+        }
+    }
+    Crawl {
+        reached: seen.iter().map(|p| percent_decode(p)).collect(),
+        broken,
+    }
+}
+
+/// Every HTML page (`…/index.html`) of the output folder `public`, as the URL path under
+/// `prefix` that a crawl reaches it by.
+pub fn html_pages(public: &Path, prefix: &str) -> std::collections::BTreeSet<String> {
+    walkdir::WalkDir::new(public)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() == "index.html")
+        .map(|e| {
+            let rel = e.path().strip_prefix(public).unwrap().to_string_lossy();
+            format!("{prefix}{}", rel.trim_end_matches("index.html"))
+        })
+        .collect()
+}
