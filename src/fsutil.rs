@@ -156,20 +156,10 @@ pub fn write_state<T: serde::Serialize>(path: &Path, state: &T) -> Result<()> {
     write_atomic(path, text.as_bytes())
 }
 
-/// 64-bit FNV-1a of `bytes`: a fixed, dependency-free hash for caches that outlive the process.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// A cache file's bytes: `body`, then its [`fnv1a`] (8 bytes, little-endian), which
+/// A cache file's bytes: `body`, then its [`crate::hash::fnv1a`] (8 bytes, little-endian), which
 /// [`unseal`] verifies, so a cache cut short or corrupted is noticed and rebuilt.
 pub fn seal(mut body: Vec<u8>) -> Vec<u8> {
-    let sum = fnv1a(&body);
+    let sum = crate::hash::fnv1a(&body);
     body.extend_from_slice(&sum.to_le_bytes());
     body
 }
@@ -177,7 +167,18 @@ pub fn seal(mut body: Vec<u8>) -> Vec<u8> {
 /// The body of a [`seal`]ed file, if its checksum matches.
 pub fn unseal(bytes: &[u8]) -> Option<&[u8]> {
     let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-    (fnv1a(body).to_le_bytes() == sum).then_some(body)
+    (crate::hash::fnv1a(body).to_le_bytes() == sum).then_some(body)
+}
+
+/// `value` as a cache file's bytes: postcard, [`seal`]ed (`None` if it cannot be serialised).
+pub fn to_sealed<T: serde::Serialize>(value: &T) -> Option<Vec<u8>> {
+    Some(seal(postcard::to_stdvec(value).ok()?))
+}
+
+/// The value of a [`to_sealed`] cache file, if its checksum matches and it decodes (not if it
+/// was cut short, corrupted or written in another format).
+pub fn from_sealed<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    postcard::from_bytes(unseal(bytes)?).ok()
 }
 
 /// An exclusive lock on the site, held while a run changes content/ or the fetch state.
@@ -228,6 +229,20 @@ impl SiteLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sealed_cache_files_verify() {
+        let bytes = to_sealed(&("a".to_string(), 7u64)).unwrap();
+        assert_eq!(
+            from_sealed::<(String, u64)>(&bytes),
+            Some(("a".to_string(), 7))
+        );
+        assert!(from_sealed::<(String, u64)>(&bytes[..bytes.len() - 1]).is_none());
+        let mut flipped = bytes.clone();
+        flipped[0] ^= 1;
+        assert!(from_sealed::<(String, u64)>(&flipped).is_none());
+        assert!(from_sealed::<(String, u64)>(&[]).is_none());
+    }
 
     #[test]
     fn atomic_write_replaces_and_leaves_no_temp_files() {

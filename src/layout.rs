@@ -101,6 +101,31 @@ pub fn check_dir(root: &Path) -> PathBuf {
     cache_dir(root).join(CHECK_DIR)
 }
 
+/// The name the records of one output folder share: a stable hash of its (canonical) path, so a
+/// site built into two folders keeps a record for each.
+fn output_key(output: &Path) -> String {
+    format!(
+        "{:016x}",
+        crate::hash::fnv1a(output.to_string_lossy().as_bytes())
+    )
+}
+
+/// `.matome/build/<output key>.bin`: what the last build into `output` wrote (`crate::render`).
+pub fn build_record(root: &Path, output: &Path) -> PathBuf {
+    build_records_dir(root).join(format!("{}.bin", output_key(output)))
+}
+
+/// `.matome/check/<output key>.links`: the link record of `output` ([`crate::check`]).
+pub fn check_links(root: &Path, output: &Path) -> PathBuf {
+    check_dir(root).join(format!("{}.links", output_key(output)))
+}
+
+/// `.matome/check/<output key>.pending`: the files builds wrote into `output` since the last
+/// check ([`crate::render::changes`]).
+pub fn check_pending(root: &Path, output: &Path) -> PathBuf {
+    check_dir(root).join(format!("{}.pending", output_key(output)))
+}
+
 /// `.matome/search-docs/` of the site at `root`.
 pub fn search_docs_dir(root: &Path) -> PathBuf {
     cache_dir(root).join(SEARCH_DOCS_DIR)

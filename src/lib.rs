@@ -16,6 +16,7 @@ pub mod content;
 pub mod deploy;
 pub mod fetch;
 pub mod fsutil;
+pub mod hash;
 pub mod import;
 pub mod init;
 pub mod layout;

@@ -116,7 +116,7 @@ impl DocFreq {
         }
         let docs: u64 = parts.next()?.parse().ok()?;
         let hash = u64::from_str_radix(parts.next()?, 16).ok()?;
-        if parts.next().is_some() || fsutil::fnv1a(body.as_bytes()) != hash {
+        if parts.next().is_some() || crate::hash::fnv1a(body.as_bytes()) != hash {
             return None;
         }
         let mut df = FxHashMap::default();
@@ -146,7 +146,7 @@ impl DocFreq {
             "matome-df\t{}\t{}\t{:016x}\n{body}",
             Analyzer::get().fingerprint(),
             self.docs,
-            fsutil::fnv1a(body.as_bytes())
+            crate::hash::fnv1a(body.as_bytes())
         );
         fsutil::write_atomic(&Self::path(root), out.as_bytes())
             .context("writing the document-frequency cache")

@@ -76,7 +76,7 @@ impl Analyzer {
     }
 
     /// A fingerprint of what decides the analyser's output (version and stop lists). Saved in
-    /// the caches (`df.tsv`, the search index), so it is a fixed hash ([`crate::fsutil::fnv1a`]),
+    /// the caches (`df.tsv`, the search index), so it is a fixed hash ([`crate::hash::fnv1a`]),
     /// the same under every Rust release.
     pub fn fingerprint(&self) -> String {
         format!(
@@ -291,13 +291,13 @@ fn fingerprint_hash(stop_ja: &str, stop_en: &str) -> u64 {
         bytes.extend_from_slice(&(list.len() as u64).to_le_bytes());
         bytes.extend_from_slice(list.as_bytes());
     }
-    crate::fsutil::fnv1a(&bytes)
+    crate::hash::fnv1a(&bytes)
 }
 
 /// A term key's 64-bit FNV-1a hash: how document frequencies and sentence vectors store keys.
 /// Fixed here (not a library's hasher) because cached frequencies outlive the process.
 pub fn term_hash(key: &str) -> u64 {
-    crate::fsutil::fnv1a(key.as_bytes())
+    crate::hash::fnv1a(key.as_bytes())
 }
 
 /// Fills in the keywords and summary of `items` against `df` (which must already count them).

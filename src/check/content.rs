@@ -42,7 +42,7 @@ pub struct ContentReport {
 struct FileRec {
     size: u64,
     mtime: u128,
-    /// [`fsutil::fnv1a`] of the file's bytes.
+    /// [`crate::hash::fnv1a`] of the file's bytes.
     hash: u64,
     /// Its hour (RFC 3339), or the reason it does not parse.
     hour: Result<String, String>,
@@ -61,13 +61,13 @@ fn key_hash(feed: &str, id: &str) -> u64 {
     b.extend_from_slice(feed.as_bytes());
     b.push(0x1f);
     b.extend_from_slice(id.as_bytes());
-    fsutil::fnv1a(&b)
+    crate::hash::fnv1a(&b)
 }
 
 fn load_record(root: &Path) -> BTreeMap<String, FileRec> {
     std::fs::read(record_path(root))
         .ok()
-        .and_then(|b| postcard::from_bytes::<Record>(fsutil::unseal(&b)?).ok())
+        .and_then(|b| fsutil::from_sealed::<Record>(&b))
         .filter(|(f, v, _)| *f == FORMAT && v == env!("CARGO_PKG_VERSION"))
         .map(|(_, _, files)| files)
         .unwrap_or_default()
@@ -95,7 +95,7 @@ fn read_file(path: &Path, old: Option<&FileRec>) -> (FileRec, bool) {
             return (rec, true);
         }
     };
-    let hash = fsutil::fnv1a(&bytes);
+    let hash = crate::hash::fnv1a(&bytes);
     if let Some(old) = old
         && old.hash == hash
         && old.size == size
@@ -213,8 +213,8 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
             (FORMAT, env!("CARGO_PKG_VERSION"), &files);
         // The record only saves time: one that cannot be saved (or is lost in a crash: no fsync)
         // means more parsing next time.
-        if let Ok(body) = postcard::to_stdvec(&record) {
-            let _ = fsutil::write_if_changed(&record_path(root), &fsutil::seal(body));
+        if let Some(bytes) = fsutil::to_sealed(&record) {
+            let _ = fsutil::write_if_changed(&record_path(root), &bytes);
         }
     }
     r

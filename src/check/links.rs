@@ -99,8 +99,7 @@ impl Record {
 
 /// The link record's file for `output` (canonical).
 fn record_path(root: &Path, output: &Path) -> PathBuf {
-    let key = fsutil::fnv1a(output.to_string_lossy().as_bytes());
-    crate::layout::check_dir(root).join(format!("{key:016x}.links"))
+    crate::layout::check_links(root, output)
 }
 
 /// On disk: the header, the targets, each page with its targets delta-encoded (most gaps are

@@ -36,7 +36,7 @@ pub struct Digest {
     pub hour: DateTime<FixedOffset>,
     /// The last run that added to it.
     pub updated: DateTime<FixedOffset>,
-    /// [`fsutil::fnv1a`] of the file's bytes: changes whenever anything in it does.
+    /// [`crate::hash::fnv1a`] of the file's bytes: changes whenever anything in it does.
     pub hash: u64,
     /// Its items, as indexes into [`Archive::items`].
     pub items: Range<u32>,
@@ -300,7 +300,7 @@ fn entry_of(rel: String, size: u64, mtime_ns: u128, text: &str, s: Snapshot) -> 
         rel,
         size,
         mtime_ns,
-        hash: fsutil::fnv1a(text.as_bytes()),
+        hash: crate::hash::fnv1a(text.as_bytes()),
         hour: stamp_of(&s.hour),
         updated: stamp_of(&s.updated),
         has_body: !s.body.trim().is_empty(),
@@ -332,7 +332,7 @@ fn load_chunk(
     let mut cached: FxHashMap<String, FileEntry> = std::fs::read(&chunk_path)
         .ok()
         // Sealed with a checksum: a chunk cut short or corrupted is parsed again from content/.
-        .and_then(|b| postcard::from_bytes::<Chunk>(fsutil::unseal(&b)?).ok())
+        .and_then(|b| fsutil::from_sealed::<Chunk>(&b))
         .filter(|c| c.version == CACHE_VERSION)
         .map(|c| c.files.into_iter().map(|f| (f.rel.clone(), f)).collect())
         .unwrap_or_default();
@@ -349,7 +349,7 @@ fn load_chunk(
             Some(mut e) if e.size == size => {
                 let bytes =
                     std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
-                if fsutil::fnv1a(&bytes) == e.hash {
+                if crate::hash::fnv1a(&bytes) == e.hash {
                     e.mtime_ns = mtime_ns;
                     entries.push(e);
                 } else {
@@ -381,8 +381,8 @@ fn load_chunk(
             files: entries,
         };
         // The cache only saves time: failing to write it is not worth failing the build.
-        if let Ok(bytes) = postcard::to_stdvec(&chunk) {
-            let _ = fsutil::write_atomic(&chunk_path, &fsutil::seal(bytes));
+        if let Some(bytes) = fsutil::to_sealed(&chunk) {
+            let _ = fsutil::write_atomic(&chunk_path, &bytes);
         }
         return Ok((chunk.files, parsed, broken));
     }

@@ -57,8 +57,8 @@ fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
         files,
     };
     // The cache only saves time: failing to write it is not worth failing the run.
-    if let Ok(bytes) = postcard::to_stdvec(&cache) {
-        let _ = fsutil::write_atomic(&cache_path(root), &fsutil::seal(bytes));
+    if let Some(bytes) = fsutil::to_sealed(&cache) {
+        let _ = fsutil::write_atomic(&cache_path(root), &bytes);
         // The JSON cache of earlier versions, if a restored `.matome/` still has it.
         let _ = std::fs::remove_file(crate::layout::cache_dir(root).join("keys.json"));
     }
@@ -67,7 +67,7 @@ fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
 /// The cache entry of the snapshot `s` read from `path`, whose bytes are `text`.
 fn entry_for(path: &Path, text: &str, s: &Snapshot) -> FileKeys {
     let (size, mtime_ns) = stamp(path).unwrap_or((0, 0));
-    let hash = fsutil::fnv1a(text.as_bytes());
+    let hash = crate::hash::fnv1a(text.as_bytes());
     let mut feeds: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for item in &s.items {
         feeds
@@ -98,7 +98,7 @@ impl ArchiveKeys {
 struct FileKeys {
     size: u64,
     mtime_ns: u128,
-    /// [`fsutil::fnv1a`] of the file's bytes.
+    /// [`crate::hash::fnv1a`] of the file's bytes.
     hash: u64,
     items: u64,
     /// Item ids by feed URL.
@@ -112,7 +112,7 @@ fn cache_path(root: &Path) -> PathBuf {
 fn load_cache(root: &Path) -> Cache {
     std::fs::read(cache_path(root))
         .ok()
-        .and_then(|b| postcard::from_bytes::<Cache>(fsutil::unseal(&b)?).ok())
+        .and_then(|b| fsutil::from_sealed::<Cache>(&b))
         .filter(|c| c.version == VERSION)
         .unwrap_or_default()
 }
@@ -147,7 +147,7 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
     let rechecked: Vec<(String, PathBuf, Option<FileKeys>)> = recheck
         .into_par_iter()
         .map(|(name, p, mut entry, mtime_ns)| {
-            let same = std::fs::read(&p).is_ok_and(|b| fsutil::fnv1a(&b) == entry.hash);
+            let same = std::fs::read(&p).is_ok_and(|b| crate::hash::fnv1a(&b) == entry.hash);
             entry.mtime_ns = mtime_ns;
             (name, p, same.then_some(entry))
         })

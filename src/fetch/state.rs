@@ -192,7 +192,7 @@ pub fn backoff_delay(url: &str, failures: u32, base: Duration, max: Duration) ->
     // retry time it decides is saved in fetch-state.json.
     let mut key = url.as_bytes().to_vec();
     key.extend_from_slice(&failures.to_le_bytes());
-    let jitter = 0.75 + (fsutil::fnv1a(&key) % 1000) as f64 / 2000.0;
+    let jitter = 0.75 + (crate::hash::fnv1a(&key) % 1000) as f64 / 2000.0;
     raw.mul_f64(jitter).min(max)
 }
 

@@ -273,7 +273,7 @@ async fn check(r: reqwest::Result<reqwest::Response>, label: &str) -> Result<Val
 pub fn tid(time: DateTime<FixedOffset>, salt: &str) -> String {
     const ALPHABET: &[u8; 32] = b"234567abcdefghijklmnopqrstuvwxyz";
     let micros = (time.timestamp_micros().max(0) as u64) & ((1 << 53) - 1);
-    let clock = crate::fsutil::fnv1a(salt.as_bytes()) & 0x3ff;
+    let clock = crate::hash::fnv1a(salt.as_bytes()) & 0x3ff;
     let mut v = (micros << 10) | clock;
     let mut out = [0u8; 13];
     for slot in out.iter_mut().rev() {

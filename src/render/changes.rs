@@ -41,14 +41,13 @@ pub struct Pending {
 
 /// `.matome/check/<key>.pending`: the pending record of the output folder `output` (canonical).
 pub fn path(root: &Path, output: &Path) -> PathBuf {
-    let key = fsutil::fnv1a(output.to_string_lossy().as_bytes());
-    crate::layout::check_dir(root).join(format!("{key:016x}.pending"))
+    crate::layout::check_pending(root, output)
 }
 
 /// The pending record for `output`, if there is one that verifies and names that folder.
 pub fn load(root: &Path, output: &Path) -> Option<Pending> {
     let bytes = std::fs::read(path(root, output)).ok()?;
-    let p: Pending = postcard::from_bytes(fsutil::unseal(&bytes)?).ok()?;
+    let p: Pending = fsutil::from_sealed(&bytes)?;
     (p.format == FORMAT
         && p.version == env!("CARGO_PKG_VERSION")
         && p.output == output.to_string_lossy())

@@ -114,8 +114,7 @@ struct DocRow {
 type SearchMonths = std::collections::BTreeMap<String, (u64, MonthShard)>;
 
 fn state_path(root: &Path, output: &Path) -> PathBuf {
-    let key = fsutil::fnv1a(output.to_string_lossy().as_bytes());
-    crate::layout::build_records_dir(root).join(format!("{key:016x}.bin"))
+    crate::layout::build_record(root, output)
 }
 
 /// The last build's record, if it verifies: its checksum (a hash of the body, appended when it
@@ -125,20 +124,9 @@ fn state_path(root: &Path, output: &Path) -> PathBuf {
 fn load_state(path: &Path) -> BuildState {
     std::fs::read(path)
         .ok()
-        .and_then(|b| postcard::from_bytes::<BuildState>(unsealed(&b)?).ok())
+        .and_then(|b| fsutil::from_sealed::<BuildState>(&b))
         .filter(|s| s.version == STATE_VERSION)
         .unwrap_or_default()
-}
-
-/// A cache file's bytes: postcard, [`fsutil::seal`]ed with a checksum.
-fn sealed<T: Serialize>(value: &T) -> Option<Vec<u8>> {
-    Some(fsutil::seal(postcard::to_stdvec(value).ok()?))
-}
-
-/// The body of a [`sealed`] file, if its checksum matches (not if it was cut short, corrupted
-/// or written by an older matome).
-fn unsealed(bytes: &[u8]) -> Option<&[u8]> {
-    fsutil::unseal(bytes)
 }
 
 /// `rel` (a path read from a cache) under `output`, if it stays there: relative, only plain
@@ -200,7 +188,7 @@ fn write_static_search(
         let cache_path = crate::layout::search_docs_dir(root).join(format!("{month}.bin"));
         let mut cache: rustc_hash::FxHashMap<u64, Vec<DocRow>> = std::fs::read(&cache_path)
             .ok()
-            .and_then(|b| postcard::from_bytes::<Vec<(u64, Vec<DocRow>)>>(unsealed(&b)?).ok())
+            .and_then(|b| fsutil::from_sealed::<Vec<(u64, Vec<DocRow>)>>(&b))
             .map(|v| v.into_iter().collect())
             .unwrap_or_default();
         let missing: Vec<usize> = digests
@@ -271,7 +259,7 @@ fn write_static_search(
                     cache.remove(&h).map(|rows| (h, rows))
                 })
                 .collect();
-            if let Some(bytes) = sealed(&keep) {
+            if let Some(bytes) = fsutil::to_sealed(&keep) {
                 let _ = fsutil::write_if_changed(&cache_path, &bytes);
             }
         }
@@ -400,7 +388,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let health = FetchState::load_for_health(root);
     let mut state_bytes = serde_json::to_vec(&health)?;
     state_bytes.extend_from_slice(health.load_error.as_deref().unwrap_or("").as_bytes());
-    let state_hash = fsutil::fnv1a(&state_bytes);
+    let state_hash = crate::hash::fnv1a(&state_bytes);
     let t_load = started.elapsed();
     let site = Site::new(&config, &archive, base_url.clone());
     let plan::Plan {
@@ -420,7 +408,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         if collisions != 0 {
             g.extend_from_slice(&collisions.to_le_bytes());
         }
-        fsutil::fnv1a(&g)
+        crate::hash::fnv1a(&g)
     };
     for p in &mut plan {
         p.fp ^= global.rotate_left(17);
@@ -478,7 +466,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     for (rel, bytes) in &theme.statics {
         if fsutil::write_if_changed(&output.join(rel), bytes)? {
             written += 1;
-            written_paths.push((rel.clone(), fsutil::fnv1a(bytes)));
+            written_paths.push((rel.clone(), crate::hash::fnv1a(bytes)));
         }
     }
 
@@ -548,7 +536,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         || old.base_url != base_url
         || old.statics != state.statics
         || old.search_months.keys().ne(state.search_months.keys()))
-        && let Some(bytes) = sealed(&state)
+        && let Some(bytes) = fsutil::to_sealed(&state)
     {
         let _ = fsutil::write_if_changed(&state_file, &bytes);
     }

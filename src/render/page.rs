@@ -170,7 +170,7 @@ impl Fp {
         self
     }
     pub(crate) fn str(&mut self, s: &str) -> &mut Fp {
-        self.u64(crate::fsutil::fnv1a(s.as_bytes()))
+        self.u64(crate::hash::fnv1a(s.as_bytes()))
     }
     pub(crate) fn opt(&mut self, v: Option<usize>) -> &mut Fp {
         self.u64(v.map_or(u64::MAX, |v| v as u64))

@@ -8,8 +8,6 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use crate::fsutil;
-
 /// The link as an http(s) URL, or `None` (javascript:, data:, vbscript:, relative, garbage).
 pub fn safe_link(link: &str) -> Option<String> {
     crate::text::http_url(link.trim()).map(|u| u.to_string())
@@ -28,7 +26,7 @@ pub fn slug(name: &str) -> String {
     if lossy {
         hashed(
             &clean,
-            &format!("{:06x}", fsutil::fnv1a(name.as_bytes()) & 0xff_ffff),
+            &format!("{:06x}", crate::hash::fnv1a(name.as_bytes()) & 0xff_ffff),
         )
     } else {
         clean
@@ -39,7 +37,10 @@ pub fn slug(name: &str) -> String {
 /// hash of `name` (pass the name as shown, so names that differ only in case differ here).
 pub fn slug_long(slug_name: &str, name: &str) -> String {
     let (clean, _) = clean_slug(slug_name);
-    hashed(&clean, &format!("{:016x}", fsutil::fnv1a(name.as_bytes())))
+    hashed(
+        &clean,
+        &format!("{:016x}", crate::hash::fnv1a(name.as_bytes())),
+    )
 }
 
 const MAX_SLUG_CHARS: usize = 60;

@@ -32,17 +32,6 @@ fn paths_from_caches_are_confined_to_the_output() {
     }
 }
 
-#[test]
-fn sealed_cache_files_verify() {
-    let bytes = sealed(&("a".to_string(), 7u64)).unwrap();
-    assert!(unsealed(&bytes).is_some());
-    assert!(unsealed(&bytes[..bytes.len() - 1]).is_none());
-    let mut flipped = bytes.clone();
-    flipped[0] ^= 1;
-    assert!(unsealed(&flipped).is_none());
-    assert!(unsealed(&[]).is_none());
-}
-
 /// Issue 13: a month whose index has long posting lists in files of their own
 /// (`b01f-0.bin`) was never "whole" to the next build, so every build re-indexed every
 /// month of the archive (16 s of a year's next-hour build).

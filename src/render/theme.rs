@@ -15,7 +15,6 @@ use anyhow::{Context, Result, anyhow, bail};
 use chrono::DateTime;
 use tera::{Tera, Value};
 
-use crate::fsutil;
 use crate::render::overrides::{self, Manifest, Override};
 
 macro_rules! embedded {
@@ -135,7 +134,7 @@ impl Theme {
             fp.push_str(text);
             fp.push('\0');
         }
-        let fingerprint = fsutil::fnv1a(fp.as_bytes());
+        let fingerprint = crate::hash::fnv1a(fp.as_bytes());
 
         let mut tera = Tera::default();
         tera.autoescape_on(vec![".html", ".xml"]);

@@ -524,7 +524,7 @@ pub fn write_month(dir: &Path, month: &str, docs: &[StaticDoc]) -> Result<MonthS
         bytes += data.len() as u64;
         version.extend_from_slice(name.as_bytes());
         version.push(0);
-        version.extend_from_slice(&fsutil::fnv1a(data).to_le_bytes());
+        version.extend_from_slice(&crate::hash::fnv1a(data).to_le_bytes());
     }
     let live: BTreeSet<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     let mut removed = 0;
@@ -565,7 +565,7 @@ pub fn write_month(dir: &Path, month: &str, docs: &[StaticDoc]) -> Result<MonthS
         buckets,
         chunk: CHUNK_DOCS,
         days,
-        version: format!("{:016x}", fsutil::fnv1a(&version)),
+        version: format!("{:016x}", crate::hash::fnv1a(&version)),
         written,
         removed,
     })

@@ -174,7 +174,7 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
     }
     // As the build writes it: the record, then its checksum.
     let mut crafted = postcard::to_stdvec(&r).unwrap();
-    let sum = matome::fsutil::fnv1a(&crafted);
+    let sum = matome::hash::fnv1a(&crafted);
     crafted.extend_from_slice(&sum.to_le_bytes());
     std::fs::write(&record, &crafted).unwrap();
 
