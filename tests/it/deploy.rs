@@ -744,6 +744,7 @@ fn init_deploy_s3_writes_a_workflow_that_fetches_commits_builds_and_deploys() {
         run_index("matome deploy"),
     );
     assert!(fetch < commit && commit < build && build < deploy);
+    crate::init_check::assert_caches(steps);
     let env = &steps[deploy]["env"];
     for secret in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
         assert_eq!(

@@ -87,53 +87,7 @@ fn the_workflow_fetches_hourly_commits_builds_and_deploys() {
             .unwrap_or_else(|| panic!("no step runs {needle:?}"))
     };
     assert!(uses("actions/checkout@").is_some());
-    let caches: Vec<&Yaml> = update
-        .iter()
-        .filter(|s| {
-            s["uses"]
-                .as_str()
-                .is_some_and(|u| u.starts_with("actions/cache@"))
-        })
-        .collect();
-    let paths: Vec<&str> = caches
-        .iter()
-        .map(|c| c["with"]["path"].as_str().unwrap())
-        .collect();
-    for p in [".matome", "public", "matome"] {
-        assert!(
-            paths.iter().any(|c| c.contains(p)),
-            "cache keeps {p}: {paths:?}"
-        );
-    }
-    // Issue 13: the binary is saved once per MATOME_REF (a key without the run id), so the
-    // hourly save holds only the site's caches; those are saved every run and restored by
-    // prefix.
-    let bin = caches
-        .iter()
-        .find(|c| c["with"]["path"].as_str() == Some("~/.cargo/bin/matome"))
-        .expect("the binary has a cache of its own");
-    let bin_key = bin["with"]["key"].as_str().unwrap();
-    assert!(!bin_key.contains("run_id"), "{bin_key}");
-    let site_cache = caches
-        .iter()
-        .find(|c| {
-            c["with"]["path"]
-                .as_str()
-                .is_some_and(|p| p.contains(".matome"))
-        })
-        .unwrap();
-    let site_paths = site_cache["with"]["path"].as_str().unwrap();
-    assert!(
-        site_paths.contains("public") && !site_paths.contains("cargo"),
-        "{site_paths}"
-    );
-    assert!(
-        site_cache["with"]["key"]
-            .as_str()
-            .unwrap()
-            .contains("github.run_id")
-    );
-    assert!(site_cache["with"]["restore-keys"].as_str().is_some());
+    assert_caches(update);
     assert!(update.iter().any(|s| {
         s["run"]
             .as_str()
@@ -169,6 +123,56 @@ fn the_workflow_fetches_hourly_commits_builds_and_deploys() {
             .is_some_and(|u| u.starts_with("actions/deploy-pages@")))
         .is_some()
     );
+}
+
+/// Issue 13: both workflows cache the binary on its own, saved once per MATOME_REF (a key
+/// without the run id), so the hourly save holds only the site's caches (`.matome/` and
+/// public/), which are saved every run and restored by prefix.
+pub(crate) fn assert_caches(update: &[Yaml]) {
+    let caches: Vec<&Yaml> = update
+        .iter()
+        .filter(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/cache@"))
+        })
+        .collect();
+    let paths: Vec<&str> = caches
+        .iter()
+        .map(|c| c["with"]["path"].as_str().unwrap())
+        .collect();
+    for p in [".matome", "public", "matome"] {
+        assert!(
+            paths.iter().any(|c| c.contains(p)),
+            "cache keeps {p}: {paths:?}"
+        );
+    }
+    let bin = caches
+        .iter()
+        .find(|c| c["with"]["path"].as_str() == Some("~/.cargo/bin/matome"))
+        .expect("the binary has a cache of its own");
+    let bin_key = bin["with"]["key"].as_str().unwrap();
+    assert!(!bin_key.contains("run_id"), "{bin_key}");
+    let site_cache = caches
+        .iter()
+        .find(|c| {
+            c["with"]["path"]
+                .as_str()
+                .is_some_and(|p| p.contains(".matome"))
+        })
+        .unwrap();
+    let site_paths = site_cache["with"]["path"].as_str().unwrap();
+    assert!(
+        site_paths.contains("public") && !site_paths.contains("cargo"),
+        "{site_paths}"
+    );
+    assert!(
+        site_cache["with"]["key"]
+            .as_str()
+            .unwrap()
+            .contains("github.run_id")
+    );
+    assert!(site_cache["with"]["restore-keys"].as_str().is_some());
 }
 
 fn demo_site() -> Site {
