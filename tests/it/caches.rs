@@ -131,7 +131,8 @@ fn a_cut_down_df_cache_gives_the_same_keywords_as_a_fresh_one() {
 struct Record {
     version: u32,
     base_url: String,
-    pages: BTreeMap<String, u64>,
+    /// Output path → (fingerprint, bytes).
+    pages: BTreeMap<String, (u64, u64)>,
     statics: Vec<String>,
     search_months: BTreeMap<String, (u64, MonthShard)>,
 }
@@ -164,7 +165,7 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
         "link/victim.txt".to_string(),
         "2021/../../outside".to_string(),
     ] {
-        r.pages.insert(rel, 1);
+        r.pages.insert(rel, (1, 1));
     }
     r.statics.push("../outside".into());
     // A month of the static search index that is gone: its folder would be removed.
@@ -173,9 +174,7 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
         r.search_months.insert(month.into(), (1, shard.clone()));
     }
     // As the build writes it: the record, then its checksum.
-    let mut crafted = postcard::to_stdvec(&r).unwrap();
-    let sum = matome::hash::fnv1a(&crafted);
-    crafted.extend_from_slice(&sum.to_le_bytes());
+    let crafted = matome::fsutil::seal(postcard::to_stdvec(&r).unwrap());
     std::fs::write(&record, &crafted).unwrap();
 
     let out = site.matome(&["build"]);
