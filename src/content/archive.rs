@@ -597,6 +597,92 @@ mod tests {
         assert_eq!(c.items[0].title, "title bee");
     }
 
+    /// What a build sees of an archive: names in order, each taxonomy's items, each item's
+    /// names.
+    fn shape(a: &Archive) -> Vec<String> {
+        let mut out = Vec::new();
+        for n in [&a.categories, &a.sites, &a.keywords] {
+            out.push(format!("{:?} {:?}", n.names, n.items));
+        }
+        for e in &a.items {
+            out.push(format!(
+                "{} {} {} {} {:?}",
+                e.title, e.link, e.site, e.category, e.keywords
+            ));
+        }
+        out
+    }
+
+    /// Chunks name sites, categories and keywords by their place in the chunk's table, in
+    /// whatever order files entered the cache; the archive must still intern them in the order
+    /// items first use them, as a load without any cache does.
+    #[test]
+    fn names_from_cached_chunks_are_numbered_as_without_a_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "2021-07-20T09:00:00+09:00",
+            vec![item("b", "金融", &["半導体", "Apple"])],
+        );
+        write(
+            root,
+            "2021-08-01T09:00:00+09:00",
+            vec![item("d", "IT", &["apple", "日本銀行"])],
+        );
+        Archive::load(root).unwrap();
+        // An older file of the same month enters the cached chunk after the newer one.
+        write(
+            root,
+            "2021-07-20T08:00:00+09:00",
+            vec![
+                item("a", "IT", &["日本銀行", "半導体"]),
+                item("c", "科学", &[]),
+            ],
+        );
+        let cached = Archive::load(root).unwrap();
+        assert_eq!(cached.parsed_files, 1);
+        let again = Archive::load(root).unwrap();
+        assert_eq!(again.parsed_files, 0);
+        std::fs::remove_dir_all(crate::layout::archive_cache_dir(root)).unwrap();
+        let fresh = Archive::load(root).unwrap();
+        assert_eq!(fresh.parsed_files, 3);
+        assert_eq!(shape(&cached), shape(&fresh));
+        assert_eq!(shape(&again), shape(&fresh));
+        assert_eq!(fresh.keywords.names, ["日本銀行", "半導体", "Apple"]);
+    }
+
+    /// A chunk that does not verify (damaged) or whose rows name outside its table is parsed
+    /// again from content/, never trusted.
+    #[test]
+    fn a_damaged_or_inconsistent_chunk_is_rebuilt_from_content() {
+        let dir = one_item_site();
+        let root = dir.path();
+        let want = shape(&Archive::load(root).unwrap());
+        let chunk = crate::layout::archive_cache_dir(root).join("2021-07.bin");
+        let mut bytes = std::fs::read(&chunk).unwrap();
+        bytes[3] ^= 0x40;
+        std::fs::write(&chunk, &bytes).unwrap();
+        let a = Archive::load(root).unwrap();
+        assert_eq!(a.parsed_files, 1, "a damaged chunk is not used");
+        assert_eq!(shape(&a), want);
+
+        let mut c: Chunk = fsutil::from_sealed(&std::fs::read(&chunk).unwrap()).unwrap();
+        c.files[0].items[0].keywords.push(c.names.len() as u32);
+        std::fs::write(&chunk, fsutil::to_sealed(&c).unwrap()).unwrap();
+        let a = Archive::load(root).unwrap();
+        assert_eq!(
+            a.parsed_files, 1,
+            "a chunk naming outside its table is not used"
+        );
+        assert_eq!(shape(&a), want);
+        assert_eq!(
+            Archive::load(root).unwrap().parsed_files,
+            0,
+            "and is rewritten"
+        );
+    }
+
     #[test]
     fn a_same_size_edit_with_a_new_time_is_caught_by_the_hash() {
         let dir = one_item_site();
