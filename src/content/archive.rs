@@ -164,13 +164,9 @@ impl Archive {
         for p in paths {
             chunks.entry(chunk_name(root, &p)).or_default().push(p);
         }
-        type Loaded = (String, Vec<String>, Vec<FileEntry>, usize, Vec<BrokenFile>);
-        let loaded: Vec<Result<Loaded>> = chunks
+        let loaded: Vec<Result<(String, LoadedChunk)>> = chunks
             .into_par_iter()
-            .map(|(name, paths)| {
-                let (table, entries, parsed, broken) = load_chunk(root, &cache_dir, &name, paths)?;
-                Ok((name, table, entries, parsed, broken))
-            })
+            .map(|(name, paths)| Ok((name.clone(), load_chunk(root, &cache_dir, &name, paths)?)))
             .collect();
         let mut errors = Vec::new();
         // Each file with the number of its chunk, whose names its rows refer to.
@@ -181,13 +177,13 @@ impl Archive {
         let mut broken = Vec::new();
         for r in loaded {
             match r {
-                Ok((name, table, entries, parsed, bad)) => {
-                    parsed_files += parsed;
-                    broken.extend(bad);
+                Ok((name, c)) => {
+                    parsed_files += c.parsed;
+                    broken.extend(c.broken);
                     names.push(name);
                     let chunk = tables.len();
-                    tables.push(table);
-                    files.extend(entries.into_iter().map(|e| (chunk, e)));
+                    tables.push(c.names);
+                    files.extend(c.files.into_iter().map(|e| (chunk, e)));
                 }
                 Err(e) => errors.push(format!("{e:#}")),
             }
@@ -409,7 +405,7 @@ fn load_chunk(
     cache_dir: &Path,
     name: &str,
     paths: Vec<PathBuf>,
-) -> Result<(Vec<String>, Vec<FileEntry>, usize, Vec<BrokenFile>)> {
+) -> Result<LoadedChunk> {
     let chunk_path = cache_dir.join(format!("{name}.bin"));
     let (names, mut cached): (Vec<String>, FxHashMap<String, FileEntry>) =
         std::fs::read(&chunk_path)
@@ -483,9 +479,29 @@ fn load_chunk(
         if let Some(bytes) = fsutil::to_sealed(&chunk) {
             let _ = fsutil::write_atomic(&chunk_path, &bytes);
         }
-        return Ok((chunk.names, chunk.files, parsed, broken));
+        return Ok(LoadedChunk {
+            names: chunk.names,
+            files: chunk.files,
+            parsed,
+            broken,
+        });
     }
-    Ok((names, entries, parsed, broken))
+    Ok(LoadedChunk {
+        names,
+        files: entries,
+        parsed,
+        broken,
+    })
+}
+
+/// One month as [`load_chunk`] gives it.
+struct LoadedChunk {
+    /// The names its rows refer to.
+    names: Vec<String>,
+    files: Vec<FileEntry>,
+    /// Files parsed (not taken from the cache).
+    parsed: usize,
+    broken: Vec<BrokenFile>,
 }
 
 fn remove_stale_chunks(cache_dir: &Path, live: &[String]) {
