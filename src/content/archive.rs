@@ -475,9 +475,12 @@ fn load_chunk(
             names: table.names,
             files: entries,
         };
-        // The cache only saves time: failing to write it is not worth failing the build.
+        // The cache only saves time: failing to write it is not worth failing the build. No
+        // fsync (the current month's chunk, megabytes at a month's end, is rewritten every
+        // hour): replaced by rename, and one cut short by a crash does not verify, so it is
+        // parsed again.
         if let Some(bytes) = fsutil::to_sealed(&chunk) {
-            let _ = fsutil::write_atomic(&chunk_path, &bytes);
+            let _ = fsutil::write_if_changed(&chunk_path, &bytes);
         }
         return Ok(LoadedChunk {
             names: chunk.names,
