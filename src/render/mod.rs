@@ -2,7 +2,8 @@
 //!
 //! Owns the output folder: which files it holds ([`plan::plan`]), rendering them with the theme
 //! ([`theme`]) through the page kinds' views ([`views`]), and the incremental bookkeeping. A build remembers each output file's
-//! fingerprint in `.matome/build/` (keyed by the output folder); the next build renders only
+//! fingerprint and size in `.matome/build/` (keyed by the output folder; the sizes add up to
+//! the size line, [`size::SiteSize::of_record`]); the next build renders only
 //! files whose fingerprint changed or that are missing, writes only files whose bytes changed
 //! (so unchanged files keep their modification time), and deletes files the site no longer
 //! has. A change of theme, templates, config or matome version changes every fingerprint: a
