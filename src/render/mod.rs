@@ -125,11 +125,46 @@ fn state_path(root: &Path, output: &Path) -> PathBuf {
 /// of another version) is an empty record: a full build. The record is still not trusted for
 /// paths: every path read from it goes through [`confined`] before anything is deleted.
 fn load_state(path: &Path) -> BuildState {
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| fsutil::from_sealed::<BuildState>(&b))
+    let Ok(bytes) = std::fs::read(path) else {
+        return BuildState::default();
+    };
+    fsutil::from_sealed::<BuildState>(&bytes)
         .filter(|s| s.version == STATE_VERSION)
+        .or_else(|| legacy_state(&bytes))
         .unwrap_or_default()
+}
+
+/// A page's size in a record that does not know it: the page is rendered again.
+const SIZE_UNKNOWN: u64 = u64::MAX;
+
+/// A record of version 4 (no page sizes; sealed with 8 bytes of FNV-1a), read once after an
+/// upgrade so that the pages it lists which the site no longer has are still deleted (an empty
+/// record would leave them in the output folder, uncounted); every other page is rendered again.
+fn legacy_state(bytes: &[u8]) -> Option<BuildState> {
+    #[derive(Deserialize)]
+    struct V4 {
+        version: u32,
+        base_url: String,
+        pages: FxHashMap<String, u64>,
+        statics: Vec<String>,
+        search_months: SearchMonths,
+    }
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    if crate::hash::fnv1a(body).to_le_bytes() != sum {
+        return None;
+    }
+    let v4: V4 = postcard::from_bytes(body).ok()?;
+    (v4.version == 4).then(|| BuildState {
+        version: STATE_VERSION,
+        base_url: v4.base_url,
+        pages: v4
+            .pages
+            .into_iter()
+            .map(|(p, fp)| (p, (fp, SIZE_UNKNOWN)))
+            .collect(),
+        statics: v4.statics,
+        search_months: v4.search_months,
+    })
 }
 
 /// `rel` (a path read from a cache) under `output`, if it stays there: relative, only plain
@@ -461,7 +496,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let todo: Vec<&Page> = plan
         .par_iter()
         .filter(|p| {
-            old.pages.get(&p.path).map(|r| r.0) != Some(p.fp) || !output.join(&p.path).exists()
+            !old.pages
+                .get(&p.path)
+                .is_some_and(|r| r.0 == p.fp && r.1 != SIZE_UNKNOWN)
+                || !output.join(&p.path).exists()
         })
         .collect();
     phases.end("todo");
