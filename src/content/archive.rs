@@ -9,6 +9,10 @@
 //! ([`fsutil::seal`]), is rebuilt from it, and a file that no
 //! longer parses is reported with its path and line like everywhere else.
 //!
+//! A chunk names each site, category and keyword once (`Chunk::names`) and its rows refer to
+//! them by number, so loading three years (1.2 million items) allocates two strings per item
+//! (title, link) and interns each distinct name once per month, not once per item.
+//!
 //! Summaries and the Markdown body are read from the snapshot file itself when a page needs them
 //! ([`Archive::snapshot`]); only digest pages and feeds do.
 
@@ -25,7 +29,8 @@ use serde::{Deserialize, Serialize};
 use super::{BrokenFile, Snapshot, load_paths_partial, rel_name, snapshot_paths, stamp};
 use crate::fsutil;
 
-const CACHE_VERSION: u32 = 1;
+/// 2: rows name sites, categories and keywords by their place in `Chunk::names`.
+const CACHE_VERSION: u32 = 2;
 
 /// One digest (snapshot file) of the archive.
 #[derive(Debug, Clone)]
@@ -159,26 +164,26 @@ impl Archive {
         for p in paths {
             chunks.entry(chunk_name(root, &p)).or_default().push(p);
         }
-        type Loaded = (String, Vec<FileEntry>, usize, Vec<BrokenFile>);
-        let loaded: Vec<Result<Loaded>> = chunks
+        let loaded: Vec<Result<(String, LoadedChunk)>> = chunks
             .into_par_iter()
-            .map(|(name, paths)| {
-                let (entries, parsed, broken) = load_chunk(root, &cache_dir, &name, paths)?;
-                Ok((name, entries, parsed, broken))
-            })
+            .map(|(name, paths)| Ok((name.clone(), load_chunk(root, &cache_dir, &name, paths)?)))
             .collect();
         let mut errors = Vec::new();
-        let mut files = Vec::new();
+        // Each file with the number of its chunk, whose names its rows refer to.
+        let mut files: Vec<(usize, FileEntry)> = Vec::new();
+        let mut tables: Vec<Vec<String>> = Vec::new();
         let mut names = Vec::new();
         let mut parsed_files = 0;
         let mut broken = Vec::new();
         for r in loaded {
             match r {
-                Ok((name, entries, parsed, bad)) => {
-                    parsed_files += parsed;
-                    broken.extend(bad);
+                Ok((name, c)) => {
+                    parsed_files += c.parsed;
+                    broken.extend(c.broken);
                     names.push(name);
-                    files.extend(entries);
+                    let chunk = tables.len();
+                    tables.push(c.names);
+                    files.extend(c.files.into_iter().map(|e| (chunk, e)));
                 }
                 Err(e) => errors.push(format!("{e:#}")),
             }
@@ -187,32 +192,50 @@ impl Archive {
             anyhow::bail!("{}", errors.join("\n"));
         }
         remove_stale_chunks(&cache_dir, &names);
-        files.sort_by(|a, b| (a.hour, &a.rel).cmp(&(b.hour, &b.rel)));
+        files.sort_by(|(_, a), (_, b)| (a.hour, &a.rel).cmp(&(b.hour, &b.rel)));
         let mut archive = Archive {
             parsed_files,
+            digests: Vec::with_capacity(files.len()),
+            items: Vec::with_capacity(files.iter().map(|(_, f)| f.items.len()).sum()),
             ..Archive::default()
         };
-        for f in files {
-            archive.push(root, f);
+        // Per chunk, each of its names' ids as category, site and keyword, once known: names
+        // are interned in the order items first use them, as if interned item by item.
+        let mut ids: Vec<Vec<[u32; 3]>> = tables
+            .iter()
+            .map(|t| vec![[u32::MAX; 3]; t.len()])
+            .collect();
+        for (chunk, f) in files {
+            archive.push(root, f, &tables[chunk], &mut ids[chunk]);
         }
         Ok((archive, broken))
     }
 
-    fn push(&mut self, root: &Path, f: FileEntry) {
+    /// Adds one file's digest and items; `table` is its chunk's names, `ids` their ids so far.
+    fn push(&mut self, root: &Path, f: FileEntry, table: &[String], ids: &mut [[u32; 3]]) {
         let d = self.digests.len() as u32;
         let start = self.items.len() as u32;
+        // A name's id in one of the three lists (0 categories, 1 sites, 2 keywords); every
+        // number is inside the table (`load_chunk` refuses a chunk otherwise).
+        fn id(names: &mut Names, table: &[String], ids: &mut [[u32; 3]], n: u32, k: usize) -> u32 {
+            let slot = &mut ids[n as usize];
+            if slot[k] == u32::MAX {
+                slot[k] = names.intern(&table[n as usize], k == 2);
+            }
+            slot[k]
+        }
         for (index, row) in f.items.into_iter().enumerate() {
-            let id = self.items.len() as u32;
-            let category = self.categories.intern(&row.category, false);
-            let site = self.sites.intern(&row.site, false);
-            self.categories.items[category as usize].push(id);
-            self.sites.items[site as usize].push(id);
+            let id_ = self.items.len() as u32;
+            let category = id(&mut self.categories, table, ids, row.category, 0);
+            let site = id(&mut self.sites, table, ids, row.site, 1);
+            self.categories.items[category as usize].push(id_);
+            self.sites.items[site as usize].push(id_);
             let mut keywords = Vec::with_capacity(row.keywords.len());
-            for k in &row.keywords {
-                let k = self.keywords.intern(k, true);
+            for &k in &row.keywords {
+                let k = id(&mut self.keywords, table, ids, k, 2);
                 if !keywords.contains(&k) {
                     keywords.push(k);
-                    self.keywords.items[k as usize].push(id);
+                    self.keywords.items[k as usize].push(id_);
                 }
             }
             self.items.push(Entry {
@@ -252,7 +275,51 @@ fn stamp_of(t: &DateTime<FixedOffset>) -> (i64, i32) {
 #[derive(Debug, Serialize, Deserialize)]
 struct Chunk {
     version: u32,
+    /// Every site, category and keyword the rows name, once each.
+    names: Vec<String>,
     files: Vec<FileEntry>,
+}
+
+impl Chunk {
+    /// Whether every row names only what `names` holds (a sealed chunk can fail this only if
+    /// the code that wrote it was wrong; it is then parsed again like a damaged one).
+    fn is_whole(&self) -> bool {
+        let n = self.names.len() as u32;
+        self.files
+            .iter()
+            .flat_map(|f| &f.items)
+            .all(|r| r.site < n && r.category < n && r.keywords.iter().all(|&k| k < n))
+    }
+}
+
+/// A month's names while its chunk is put together: each name's place in `names`.
+#[derive(Default)]
+struct Table {
+    names: Vec<String>,
+    index: FxHashMap<String, u32>,
+}
+
+impl Table {
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), i);
+        i
+    }
+
+    /// The rows of `f` (numbered by `old`) renumbered into this table.
+    fn renumber(&mut self, old: &[String], f: &mut FileEntry) {
+        for r in &mut f.items {
+            r.site = self.intern(&old[r.site as usize]);
+            r.category = self.intern(&old[r.category as usize]);
+            for k in &mut r.keywords {
+                *k = self.intern(&old[*k as usize]);
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -268,14 +335,15 @@ struct FileEntry {
     items: Vec<Row>,
 }
 
+/// One item; `site`, `category` and `keywords` are places in its chunk's names.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Row {
     title: String,
     link: String,
-    site: String,
-    category: String,
+    site: u32,
+    category: u32,
     published: i64,
-    keywords: Vec<String>,
+    keywords: Vec<u32>,
 }
 
 /// `content/2021/07/20/0800.md` → `2021-07`; anything else → `other`.
@@ -295,8 +363,17 @@ fn chunk_name(root: &Path, p: &Path) -> String {
     }
 }
 
-fn entry_of(rel: String, size: u64, mtime_ns: u128, text: &str, s: Snapshot) -> FileEntry {
-    FileEntry {
+/// A parsed file's entry; its rows' names are numbered into `names` (the file's own table,
+/// renumbered into its chunk's by [`Table::renumber`]).
+fn entry_of(
+    rel: String,
+    size: u64,
+    mtime_ns: u128,
+    text: &str,
+    s: Snapshot,
+) -> (Vec<String>, FileEntry) {
+    let mut table = Table::default();
+    let entry = FileEntry {
         rel,
         size,
         mtime_ns,
@@ -308,34 +385,40 @@ fn entry_of(rel: String, size: u64, mtime_ns: u128, text: &str, s: Snapshot) -> 
             .items
             .into_iter()
             .map(|i| Row {
+                site: table.intern(&i.site),
+                category: table.intern(&i.category),
+                keywords: i.keywords.iter().map(|k| table.intern(k)).collect(),
                 title: i.title,
                 link: i.link,
-                site: i.site,
-                category: i.category,
                 published: i.published.timestamp(),
-                keywords: i.keywords,
             })
             .collect(),
-    }
+    };
+    (table.names, entry)
 }
 
-/// One month's entries: from the cache where the files are unchanged, parsed otherwise (the
-/// files that do not parse are returned apart, never cached). The chunk is rewritten when
-/// anything in it changed.
+/// One month's names and entries: from the cache where the files are unchanged, parsed
+/// otherwise (the files that do not parse are returned apart, never cached). The chunk is
+/// rewritten when anything in it changed.
 fn load_chunk(
     root: &Path,
     cache_dir: &Path,
     name: &str,
     paths: Vec<PathBuf>,
-) -> Result<(Vec<FileEntry>, usize, Vec<BrokenFile>)> {
+) -> Result<LoadedChunk> {
     let chunk_path = cache_dir.join(format!("{name}.bin"));
-    let mut cached: FxHashMap<String, FileEntry> = std::fs::read(&chunk_path)
-        .ok()
-        // Sealed with a checksum: a chunk cut short or corrupted is parsed again from content/.
-        .and_then(|b| fsutil::from_sealed::<Chunk>(&b))
-        .filter(|c| c.version == CACHE_VERSION)
-        .map(|c| c.files.into_iter().map(|f| (f.rel.clone(), f)).collect())
-        .unwrap_or_default();
+    let (names, mut cached): (Vec<String>, FxHashMap<String, FileEntry>) =
+        std::fs::read(&chunk_path)
+            .ok()
+            // Sealed with a checksum: a chunk cut short or corrupted is parsed again from
+            // content/.
+            .and_then(|b| fsutil::from_sealed::<Chunk>(&b))
+            .filter(|c| c.version == CACHE_VERSION && c.is_whole())
+            .map(|c| {
+                let files = c.files.into_iter().map(|f| (f.rel.clone(), f)).collect();
+                (c.names, files)
+            })
+            .unwrap_or_default();
     let cached_count = cached.len();
     let mut entries = Vec::with_capacity(paths.len());
     let mut to_parse = Vec::new();
@@ -367,26 +450,61 @@ fn load_chunk(
     changed |= !cached.is_empty() || entries.len() + to_parse.len() != cached_count;
     let parsed = to_parse.len();
     let mut broken = Vec::new();
+    let mut fresh = Vec::new();
     if !to_parse.is_empty() {
-        let (fresh, bad) = load_paths_partial(to_parse, |p, text, s| {
+        let (parsed, bad) = load_paths_partial(to_parse, |p, text, s| {
             let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
             entry_of(rel_name(root, &p), size, mtime_ns, text, s)
         });
-        entries.extend(fresh);
+        fresh = parsed;
         broken = bad;
     }
     if changed {
+        // One table for the chunk, holding only the names its files use (a file gone takes
+        // its names with it).
+        let mut table = Table::default();
+        for e in &mut entries {
+            table.renumber(&names, e);
+        }
+        for (own, mut e) in fresh {
+            table.renumber(&own, &mut e);
+            entries.push(e);
+        }
         let chunk = Chunk {
             version: CACHE_VERSION,
+            names: table.names,
             files: entries,
         };
-        // The cache only saves time: failing to write it is not worth failing the build.
+        // The cache only saves time: failing to write it is not worth failing the build. No
+        // fsync (the current month's chunk, megabytes at a month's end, is rewritten every
+        // hour): replaced by rename, and one cut short by a crash does not verify, so it is
+        // parsed again.
         if let Some(bytes) = fsutil::to_sealed(&chunk) {
-            let _ = fsutil::write_atomic(&chunk_path, &bytes);
+            let _ = fsutil::write_if_changed(&chunk_path, &bytes);
         }
-        return Ok((chunk.files, parsed, broken));
+        return Ok(LoadedChunk {
+            names: chunk.names,
+            files: chunk.files,
+            parsed,
+            broken,
+        });
     }
-    Ok((entries, parsed, broken))
+    Ok(LoadedChunk {
+        names,
+        files: entries,
+        parsed,
+        broken,
+    })
+}
+
+/// One month as [`load_chunk`] gives it.
+struct LoadedChunk {
+    /// The names its rows refer to.
+    names: Vec<String>,
+    files: Vec<FileEntry>,
+    /// Files parsed (not taken from the cache).
+    parsed: usize,
+    broken: Vec<BrokenFile>,
 }
 
 fn remove_stale_chunks(cache_dir: &Path, live: &[String]) {
@@ -496,6 +614,92 @@ mod tests {
         assert_eq!(c.parsed_files, 1);
         assert_eq!(c.items.len(), 1);
         assert_eq!(c.items[0].title, "title bee");
+    }
+
+    /// What a build sees of an archive: names in order, each taxonomy's items, each item's
+    /// names.
+    fn shape(a: &Archive) -> Vec<String> {
+        let mut out = Vec::new();
+        for n in [&a.categories, &a.sites, &a.keywords] {
+            out.push(format!("{:?} {:?}", n.names, n.items));
+        }
+        for e in &a.items {
+            out.push(format!(
+                "{} {} {} {} {:?}",
+                e.title, e.link, e.site, e.category, e.keywords
+            ));
+        }
+        out
+    }
+
+    /// Chunks name sites, categories and keywords by their place in the chunk's table, in
+    /// whatever order files entered the cache; the archive must still intern them in the order
+    /// items first use them, as a load without any cache does.
+    #[test]
+    fn names_from_cached_chunks_are_numbered_as_without_a_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "2021-07-20T09:00:00+09:00",
+            vec![item("b", "金融", &["半導体", "Apple"])],
+        );
+        write(
+            root,
+            "2021-08-01T09:00:00+09:00",
+            vec![item("d", "IT", &["apple", "日本銀行"])],
+        );
+        Archive::load(root).unwrap();
+        // An older file of the same month enters the cached chunk after the newer one.
+        write(
+            root,
+            "2021-07-20T08:00:00+09:00",
+            vec![
+                item("a", "IT", &["日本銀行", "半導体"]),
+                item("c", "科学", &[]),
+            ],
+        );
+        let cached = Archive::load(root).unwrap();
+        assert_eq!(cached.parsed_files, 1);
+        let again = Archive::load(root).unwrap();
+        assert_eq!(again.parsed_files, 0);
+        std::fs::remove_dir_all(crate::layout::archive_cache_dir(root)).unwrap();
+        let fresh = Archive::load(root).unwrap();
+        assert_eq!(fresh.parsed_files, 3);
+        assert_eq!(shape(&cached), shape(&fresh));
+        assert_eq!(shape(&again), shape(&fresh));
+        assert_eq!(fresh.keywords.names, ["日本銀行", "半導体", "Apple"]);
+    }
+
+    /// A chunk that does not verify (damaged) or whose rows name outside its table is parsed
+    /// again from content/, never trusted.
+    #[test]
+    fn a_damaged_or_inconsistent_chunk_is_rebuilt_from_content() {
+        let dir = one_item_site();
+        let root = dir.path();
+        let want = shape(&Archive::load(root).unwrap());
+        let chunk = crate::layout::archive_cache_dir(root).join("2021-07.bin");
+        let mut bytes = std::fs::read(&chunk).unwrap();
+        bytes[3] ^= 0x40;
+        std::fs::write(&chunk, &bytes).unwrap();
+        let a = Archive::load(root).unwrap();
+        assert_eq!(a.parsed_files, 1, "a damaged chunk is not used");
+        assert_eq!(shape(&a), want);
+
+        let mut c: Chunk = fsutil::from_sealed(&std::fs::read(&chunk).unwrap()).unwrap();
+        c.files[0].items[0].keywords.push(c.names.len() as u32);
+        std::fs::write(&chunk, fsutil::to_sealed(&c).unwrap()).unwrap();
+        let a = Archive::load(root).unwrap();
+        assert_eq!(
+            a.parsed_files, 1,
+            "a chunk naming outside its table is not used"
+        );
+        assert_eq!(shape(&a), want);
+        assert_eq!(
+            Archive::load(root).unwrap().parsed_files,
+            0,
+            "and is rewritten"
+        );
     }
 
     #[test]

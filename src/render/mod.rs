@@ -2,7 +2,8 @@
 //!
 //! Owns the output folder: which files it holds ([`plan::plan`]), rendering them with the theme
 //! ([`theme`]) through the page kinds' views ([`views`]), and the incremental bookkeeping. A build remembers each output file's
-//! fingerprint in `.matome/build/` (keyed by the output folder); the next build renders only
+//! fingerprint and size in `.matome/build/` (keyed by the output folder; the sizes add up to
+//! the size line, [`size::SiteSize::of_record`]); the next build renders only
 //! files whose fingerprint changed or that are missing, writes only files whose bytes changed
 //! (so unchanged files keep their modification time), and deletes files the site no longer
 //! has. A change of theme, templates, config or matome version changes every fingerprint: a
@@ -48,7 +49,8 @@ use views::Snapshots;
 
 /// The default output folder at the site root.
 pub const OUTPUT_DIR: &str = "public";
-const STATE_VERSION: u32 = 4;
+/// 5: each page's size beside its fingerprint.
+const STATE_VERSION: u32 = 5;
 
 /// `matome build`'s options.
 #[derive(Debug, Clone, Default)]
@@ -90,8 +92,9 @@ struct BuildState {
     version: u32,
     /// The base URL the pages were built for (what `matome check` resolves links against).
     base_url: String,
-    /// Output path → fingerprint.
-    pages: FxHashMap<String, u64>,
+    /// Output path → (fingerprint, bytes written): the size line adds the bytes up instead of
+    /// walking the output folder.
+    pages: FxHashMap<String, (u64, u64)>,
     /// Static files copied.
     statics: Vec<String>,
     /// The static search index: each month's fingerprint and what was written for it.
@@ -122,11 +125,46 @@ fn state_path(root: &Path, output: &Path) -> PathBuf {
 /// of another version) is an empty record: a full build. The record is still not trusted for
 /// paths: every path read from it goes through [`confined`] before anything is deleted.
 fn load_state(path: &Path) -> BuildState {
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| fsutil::from_sealed::<BuildState>(&b))
+    let Ok(bytes) = std::fs::read(path) else {
+        return BuildState::default();
+    };
+    fsutil::from_sealed::<BuildState>(&bytes)
         .filter(|s| s.version == STATE_VERSION)
+        .or_else(|| legacy_state(&bytes))
         .unwrap_or_default()
+}
+
+/// A page's size in a record that does not know it: the page is rendered again.
+const SIZE_UNKNOWN: u64 = u64::MAX;
+
+/// A record of version 4 (no page sizes; sealed with 8 bytes of FNV-1a), read once after an
+/// upgrade so that the pages it lists which the site no longer has are still deleted (an empty
+/// record would leave them in the output folder, uncounted); every other page is rendered again.
+fn legacy_state(bytes: &[u8]) -> Option<BuildState> {
+    #[derive(Deserialize)]
+    struct V4 {
+        version: u32,
+        base_url: String,
+        pages: FxHashMap<String, u64>,
+        statics: Vec<String>,
+        search_months: SearchMonths,
+    }
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    if crate::hash::fnv1a(body).to_le_bytes() != sum {
+        return None;
+    }
+    let v4: V4 = postcard::from_bytes(body).ok()?;
+    (v4.version == 4).then(|| BuildState {
+        version: STATE_VERSION,
+        base_url: v4.base_url,
+        pages: v4
+            .pages
+            .into_iter()
+            .map(|(p, fp)| (p, (fp, SIZE_UNKNOWN)))
+            .collect(),
+        statics: v4.statics,
+        search_months: v4.search_months,
+    })
 }
 
 /// `rel` (a path read from a cache) under `output`, if it stays there: relative, only plain
@@ -148,14 +186,15 @@ fn confined(output: &Path, rel: &str) -> Option<PathBuf> {
 
 /// Writes the static search index (`OUTPUT/search/`): the shards of the months whose snapshot
 /// files changed (a new hour rewrites its month's, never a past month's), deletes the shards of
-/// months gone, and the manifest. Returns each month's record and how many files were written.
+/// months gone, and the manifest. Returns each month's record, how many files were written and
+/// the manifest's size.
 fn write_static_search(
     root: &Path,
     site: &Site,
     output: &Path,
     global: u64,
     old: &SearchMonths,
-) -> Result<(SearchMonths, usize)> {
+) -> Result<(SearchMonths, usize, u64)> {
     let archive = site.archive;
     let dir = output.join("search");
     // Digests by month in the site's zone, with the month's fingerprint.
@@ -281,8 +320,8 @@ fn write_static_search(
         .iter()
         .map(String::as_str)
         .collect();
-    static_index::write_manifest(&dir, &shards, &categories)?;
-    Ok((out, written))
+    let manifest = static_index::write_manifest(&dir, &shards, &categories)?;
+    Ok((out, written, manifest))
 }
 
 /// Whether a month's record (read from the build record) describes that month and files that
@@ -325,6 +364,36 @@ fn read_snapshots(site: &Site, kind: &Kind, shared: &Mutex<Snapshots>) -> Result
     Ok(out)
 }
 
+/// With `MATOME_TIMINGS` set, prints each phase of a build on stderr as it ends
+/// (`phase NAME: this phase (at: since the start)`).
+struct Phases {
+    on: bool,
+    started: Instant,
+    last: Instant,
+}
+
+impl Phases {
+    fn new(started: Instant) -> Phases {
+        Phases {
+            on: std::env::var_os("MATOME_TIMINGS").is_some(),
+            started,
+            last: started,
+        }
+    }
+
+    fn end(&mut self, name: &str) {
+        if self.on {
+            let now = Instant::now();
+            eprintln!(
+                "phase {name}: {:?} (at {:?})",
+                now - self.last,
+                now - self.started
+            );
+            self.last = now;
+        }
+    }
+}
+
 /// The base URL the last build into `output` used, if it is known.
 pub fn last_base_url(root: &Path, output: &Path) -> Option<String> {
     let output = output.canonicalize().ok()?;
@@ -350,6 +419,7 @@ pub fn normalize_base_url(s: &str) -> Result<String> {
 /// Builds the site at `root`.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let started = Instant::now();
+    let mut phases = Phases::new(started);
     let config = Config::load(root)?;
     let config_text = std::fs::read(crate::config::config_path(root)).unwrap_or_default();
     let base_url = match &opts.base_url {
@@ -372,7 +442,9 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let _lock = fsutil::SiteLock::acquire_or_wait(root)?;
     // A file that does not parse is left out (and named at the end): every other page builds.
     let (archive, broken) = Archive::load_partial(root)?;
+    phases.end("archive");
     let search = crate::search::index::update(root, &config, &archive)?;
+    phases.end("search index");
     let filters = Filters {
         base_url: base_url.clone(),
         base_path: site::base_path(&base_url),
@@ -390,11 +462,14 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     state_bytes.extend_from_slice(health.load_error.as_deref().unwrap_or("").as_bytes());
     let state_hash = crate::hash::fnv1a(&state_bytes);
     let t_load = started.elapsed();
+    phases.end("theme, health");
     let site = Site::new(&config, &archive, base_url.clone());
+    phases.end("site");
     let plan::Plan {
         pages: mut plan,
         sitemap,
     } = plan::plan(&site, state_hash);
+    phases.end("plan");
     plan::check_unique_paths(&site, &plan)?;
     let t_plan = started.elapsed();
 
@@ -417,21 +492,31 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
 
     let state_file = state_path(root, &output);
     let old = load_state(&state_file);
+    phases.end("unique paths, global, record");
     let todo: Vec<&Page> = plan
         .par_iter()
-        .filter(|p| old.pages.get(&p.path) != Some(&p.fp) || !output.join(&p.path).exists())
+        .filter(|p| {
+            !old.pages
+                .get(&p.path)
+                .is_some_and(|r| r.0 == p.fp && r.1 != SIZE_UNKNOWN)
+                || !output.join(&p.path).exists()
+        })
         .collect();
+    phases.end("todo");
 
     // The pages and the static search index (the months that changed) at the same time.
     let ctx = views::Ctx::new(&site, &theme, &health, &sitemap);
     let feed_snapshots = Mutex::new(Snapshots::default());
     let (results, static_search) = rayon::join(
-        || -> Vec<(String, Result<bool>)> {
+        || -> Vec<(String, Result<(bool, u64)>)> {
             todo.par_iter()
                 .map(|p| {
                     let r = read_snapshots(&site, &p.kind, &feed_snapshots)
                         .and_then(|snapshots| views::render(&ctx, p, &snapshots))
-                        .and_then(|bytes| fsutil::write_if_changed(&output.join(&p.path), &bytes))
+                        .and_then(|bytes| {
+                            fsutil::write_if_changed(&output.join(&p.path), &bytes)
+                                .map(|w| (w, bytes.len() as u64))
+                        })
                         .with_context(|| format!("page {}", p.path));
                     (p.path.clone(), r)
                 })
@@ -440,6 +525,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         || write_static_search(root, &site, &output, global, &old.search_months),
     );
     let t_render = started.elapsed();
+    phases.end("render, static search");
     if std::env::var_os("MATOME_TIMINGS").is_some() {
         eprintln!("load {t_load:?} plan {t_plan:?} render {t_render:?}");
     }
@@ -448,11 +534,14 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let mut written_paths = Vec::new();
     let mut errors = Vec::new();
     let mut failed = std::collections::HashSet::new();
+    // The size of each page rendered now (the others keep the last build's).
+    let mut sizes: FxHashMap<&str, u64> = FxHashMap::default();
     // In `todo`'s order: each page's fingerprint goes with it.
     for ((path, r), page) in results.into_iter().zip(&todo) {
         match r {
-            Ok(w) => {
+            Ok((w, len)) => {
                 written += usize::from(w);
+                sizes.insert(page.path.as_str(), len);
                 if w {
                     written_paths.push((path, page.fp));
                 }
@@ -470,7 +559,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         }
     }
 
-    let (search_months, search_written) = static_search?;
+    let (search_months, search_written, manifest_bytes) = static_search?;
     written += search_written;
 
     // Files of the last build the site no longer has.
@@ -482,7 +571,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let mut removed = 0;
     // With a broken content file its pages are missing from the plan: keep what the last build
     // wrote of them until it is fixed (the build fails, so nothing half-built is deployed).
-    let kept: Vec<(String, u64)> = if broken.is_empty() {
+    let kept: Vec<(String, (u64, u64))> = if broken.is_empty() {
         Vec::new()
     } else {
         old.pages
@@ -515,14 +604,23 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         }
     }
 
+    phases.end("statics, removed");
     changes::add(root, &output, written_paths);
+    phases.end("changes");
     let state = BuildState {
         version: STATE_VERSION,
         base_url: base_url.clone(),
         pages: plan
             .iter()
             .filter(|p| !failed.contains(&p.path))
-            .map(|p| (p.path.clone(), p.fp))
+            .map(|p| {
+                let len = sizes
+                    .get(p.path.as_str())
+                    .copied()
+                    .or_else(|| old.pages.get(&p.path).map(|r| r.1))
+                    .unwrap_or(0);
+                (p.path.clone(), (p.fp, len))
+            })
             .chain(kept)
             .collect(),
         statics: theme.statics.keys().cloned().collect(),
@@ -567,7 +665,16 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
             if errors.len() > 10 { "\n  …" } else { "" }
         );
     }
-    let size = size::SiteSize::measure(&output)?;
+    phases.end("record");
+    // What this build and the last ones wrote, from the record: walking the output folder took
+    // longer than the rest of an hourly build at three years (93,000 files).
+    let size = size::SiteSize::of_record(
+        state.pages.values().map(|r| r.1),
+        theme.statics.values().map(|b| b.len() as u64),
+        state.search_months.values().map(|(_, m)| m),
+        manifest_bytes,
+    );
+    phases.end("size");
     let size_warning = size.warning(&output, config.build.size_warning_mb as u64);
     Ok(BuildReport {
         size,

@@ -590,8 +590,9 @@ struct ManifestMonth<'a> {
 }
 
 /// Writes `search/manifest.json`: the months that have items, newest first, and the categories
-/// (for the page's filter, in the order given). Written only when its bytes change.
-pub fn write_manifest(dir: &Path, months: &[MonthShard], categories: &[&str]) -> Result<()> {
+/// (for the page's filter, in the order given). Written only when its bytes change. Returns its
+/// size in bytes.
+pub fn write_manifest(dir: &Path, months: &[MonthShard], categories: &[&str]) -> Result<u64> {
     let mut list: Vec<&MonthShard> = months.iter().filter(|m| m.docs > 0).collect();
     list.sort_by(|a, b| b.month.cmp(&a.month));
     list.dedup_by(|a, b| a.month == b.month);
@@ -613,7 +614,7 @@ pub fn write_manifest(dir: &Path, months: &[MonthShard], categories: &[&str]) ->
     let mut bytes = serde_json::to_vec(&manifest)?;
     bytes.push(b'\n');
     fsutil::write_if_changed(&dir.join(MANIFEST), &bytes)?;
-    Ok(())
+    Ok(bytes.len() as u64)
 }
 
 #[cfg(test)]

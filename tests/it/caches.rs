@@ -131,7 +131,8 @@ fn a_cut_down_df_cache_gives_the_same_keywords_as_a_fresh_one() {
 struct Record {
     version: u32,
     base_url: String,
-    pages: BTreeMap<String, u64>,
+    /// Output path → (fingerprint, bytes).
+    pages: BTreeMap<String, (u64, u64)>,
     statics: Vec<String>,
     search_months: BTreeMap<String, (u64, MonthShard)>,
 }
@@ -164,7 +165,7 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
         "link/victim.txt".to_string(),
         "2021/../../outside".to_string(),
     ] {
-        r.pages.insert(rel, 1);
+        r.pages.insert(rel, (1, 1));
     }
     r.statics.push("../outside".into());
     // A month of the static search index that is gone: its folder would be removed.
@@ -173,9 +174,7 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
         r.search_months.insert(month.into(), (1, shard.clone()));
     }
     // As the build writes it: the record, then its checksum.
-    let mut crafted = postcard::to_stdvec(&r).unwrap();
-    let sum = matome::hash::fnv1a(&crafted);
-    crafted.extend_from_slice(&sum.to_le_bytes());
+    let crafted = matome::fsutil::seal(postcard::to_stdvec(&r).unwrap());
     std::fs::write(&record, &crafted).unwrap();
 
     let out = site.matome(&["build"]);
@@ -195,6 +194,66 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
     assert!(site.exists("public/2021/07/20/0800/index.html"));
     std::fs::remove_file(site.path("public/link")).unwrap();
     site.matome(&["check"]).assert_success();
+}
+
+/// The build record of version 4 (before page sizes), sealed as it was (FNV-1a, 8 bytes).
+#[derive(Debug, Serialize, Deserialize)]
+struct RecordV4 {
+    version: u32,
+    base_url: String,
+    pages: BTreeMap<String, u64>,
+    statics: Vec<String>,
+    search_months: BTreeMap<String, (u64, MonthShard)>,
+}
+
+/// Version 5 of the build record (page sizes) made the record of an older build unreadable,
+/// so its pages that the site no longer had (a keyword's page that gave way that hour) stayed
+/// in public/ for good, counted by no size line. The old record is now read once for them.
+#[test]
+fn a_build_record_of_version_4_still_removes_the_pages_the_site_no_longer_has() {
+    let site = demo();
+    site.matome(&["build"]).assert_success();
+    let records = site.files_under(".matome/build");
+    let record = site.path(&records[0]);
+    let bytes = std::fs::read(&record).unwrap();
+    let r: Record = matome::fsutil::from_sealed(&bytes).unwrap();
+    let mut old = RecordV4 {
+        version: 4,
+        base_url: r.base_url,
+        pages: r.pages.into_iter().map(|(p, (fp, _))| (p, fp)).collect(),
+        statics: r.statics,
+        search_months: r.search_months,
+    };
+    // A page the last (older) build wrote that this site no longer has.
+    let gone = "keywords/gone/page/3/index.html";
+    site.write(format!("public/{gone}"), "<html>stale</html>");
+    old.pages.insert(gone.into(), 7);
+    let mut body = postcard::to_stdvec(&old).unwrap();
+    let sum = matome::hash::fnv1a(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    std::fs::write(&record, &body).unwrap();
+
+    let report = matome::render::build(site.root(), &Default::default()).unwrap();
+    assert!(
+        !site.exists(format!("public/{gone}")),
+        "the stale page is removed"
+    );
+    assert!(!site.exists("public/keywords/gone"), "and its folders");
+    assert_eq!(report.removed, 1, "{report:?}");
+    assert_eq!(
+        report.rendered, report.pages,
+        "sizes unknown: every page again"
+    );
+    let (files, bytes) = walkdir::WalkDir::new(site.path("public"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .fold((0, 0), |(n, b), e| (n + 1, b + e.metadata().unwrap().len()));
+    assert_eq!((report.size.files, report.size.bytes), (files, bytes));
+    // And the record is of this version again: the next build renders nothing.
+    let again = matome::render::build(site.root(), &Default::default()).unwrap();
+    assert_eq!(again.rendered, 0, "{again:?}");
+    assert_eq!(again.size, report.size);
 }
 
 /// `.matome/search/files.json` says which snapshot files the index holds; one out of step with

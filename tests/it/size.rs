@@ -158,6 +158,65 @@ fn build_reports_the_sites_size_and_warns_above_size_warning_mb() {
     );
 }
 
+/// The size line is added up from the build record (walking the output folder took longer
+/// than the rest of an hourly build at three years): it must stay the folder's exact bytes and
+/// files after builds that add pages, rewrite them, remove them (a keyword's oldest page giving
+/// way, a digest whose file is deleted) and rewrite the static search, and after a page deleted
+/// by hand.
+#[test]
+fn the_size_line_stays_exact_after_builds_that_remove_pages() {
+    let site = site_with(
+        "https://user.github.io/repo/",
+        "items_per_page = 2\nkeyword_max_pages = 2\n",
+    );
+    let public = site.path("public");
+    let build = || {
+        let report = matome::render::build(site.root(), &Default::default()).unwrap();
+        let (files, bytes) = measure(&public);
+        assert_eq!(
+            (report.size.files, report.size.bytes),
+            (files, bytes),
+            "reported (files, bytes) against the folder"
+        );
+        report
+    };
+    for h in 0..3 {
+        write_hour(
+            &site,
+            &format!("2021-07-20T{:02}:00:00+09:00", h + 6),
+            h * 3,
+            3,
+            |_| vec!["日本銀行"],
+        );
+    }
+    build();
+    let kw = "public/keywords/日本銀行";
+    assert!(site.exists(format!("{kw}/page/3/index.html")));
+
+    // One more hour: page 4 appears and page 3 gives way (a removal).
+    write_hour(&site, "2021-07-20T09:00:00+09:00", 9, 2, |_| {
+        vec!["日本銀行"]
+    });
+    let report = build();
+    assert!(report.removed > 0, "{report:?}");
+    assert!(!site.exists(format!("{kw}/page/3/index.html")));
+
+    // A digest's file deleted: its page goes, the lists shrink, the search month is rewritten.
+    std::fs::remove_file(site.path("content/2021/07/20/0700.md")).unwrap();
+    let report = build();
+    assert!(report.removed > 0, "{report:?}");
+    assert!(!site.exists("public/2021/07/20/0700/index.html"));
+
+    // A page deleted by hand is written again, and counted again.
+    std::fs::remove_file(site.path("public/2021/07/20/0800/index.html")).unwrap();
+    let report = build();
+    assert_eq!(report.rendered, 1, "{report:?}");
+
+    // A build with nothing to do reports the same.
+    let before = report.size;
+    assert_eq!(build().size, before);
+}
+
 #[test]
 fn a_keyword_under_keyword_min_items_has_no_page_and_nothing_links_to_one() {
     let site = site_with(
