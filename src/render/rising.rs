@@ -18,10 +18,20 @@ pub(crate) type Period = Arc<(Vec<(u32, u32)>, u32)>;
 
 /// Keyword counts per period (hours or days), computed when a page first asks for a period and
 /// kept: an hourly build renders a handful of pages and needs only their baselines.
+///
+/// The work per page is bounded by its window, never by the archive: a period is found by its
+/// index (a day's digests were once found by walking every day before it, so a cold build did
+/// days² steps), and [`rising_at`] takes each period of its window from the cache once (not
+/// once per word and period, each under the lock).
 #[derive(Default)]
 pub(crate) struct Counts {
     days: bool,
     cache: Mutex<FxHashMap<usize, Period>>,
+    /// Periods asked for and periods counted: what the tests pin.
+    #[cfg(test)]
+    asked: std::sync::atomic::AtomicUsize,
+    #[cfg(test)]
+    counted: std::sync::atomic::AtomicUsize,
 }
 
 impl Counts {
@@ -37,18 +47,25 @@ impl Counts {
     }
 
     fn period(&self, site: &Site, p: usize) -> Period {
+        #[cfg(test)]
+        self.asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(hit) = self.cache.lock().unwrap().get(&p) {
             return hit.clone();
         }
+        #[cfg(test)]
+        self.counted
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let a = site.archive;
-        let digests: Vec<usize> = if self.days {
-            site.day_digests().nth(p).cloned().unwrap_or_default()
+        // Day p's digests by index (an hour is the digest itself).
+        let digests: &[usize] = if self.days {
+            site.days.get(p).map_or(&[], |day| day.digests.as_slice())
         } else {
-            vec![p]
+            std::slice::from_ref(&p)
         };
         let mut m: FxHashMap<u32, u32> = FxHashMap::default();
         let mut total = 0;
-        for d in digests {
+        for &d in digests {
             for e in a.digest_items(d) {
                 for &k in &e.keywords {
                     *m.entry(k).or_default() += 1;
@@ -62,14 +79,14 @@ impl Counts {
         self.cache.lock().unwrap().insert(p, period.clone());
         period
     }
+}
 
-    fn count(&self, site: &Site, p: usize, k: u32) -> u32 {
-        let period = self.period(site, p);
-        period
-            .0
-            .binary_search_by_key(&k, |&(kk, _)| kk)
-            .map_or(0, |i| period.0[i].1)
-    }
+/// Keyword `k`'s count in a period.
+fn count_in(period: &Period, k: u32) -> u32 {
+    period
+        .0
+        .binary_search_by_key(&k, |&(kk, _)| kk)
+        .map_or(0, |i| period.0[i].1)
 }
 
 /// One rising word as pages show it.
@@ -93,14 +110,16 @@ pub(crate) fn rising_at(site: &Site, c: &Counts, p: usize, window: usize) -> Vec
         top: t.top,
     };
     let from = p.saturating_sub(window);
-    let series: Vec<(u32, Vec<u32>)> = c
-        .period(site, p)
+    // The window's periods, each taken once; the current one last.
+    let periods: Vec<Period> = (from..=p).map(|q| c.period(site, q)).collect();
+    let current = &periods[periods.len() - 1];
+    let series: Vec<(u32, Vec<u32>)> = current
         .0
         .iter()
         .filter(|&&(_, n)| n >= t.min_count)
-        .map(|&(k, _)| (k, (from..=p).map(|q| c.count(site, q, k)).collect()))
+        .map(|&(k, _)| (k, periods.iter().map(|q| count_in(q, k)).collect()))
         .collect();
-    let totals: Vec<u32> = (from..=p).map(|q| c.period(site, q).1).collect();
+    let totals: Vec<u32> = periods.iter().map(|q| q.1).collect();
     rising(series.iter().map(|(k, v)| (*k, v.as_slice())), &totals, &s)
         .into_iter()
         .map(|(k, score)| {
@@ -165,4 +184,113 @@ pub(crate) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
         make(true, site.strings.cloud_ja),
         make(false, site.strings.cloud_en),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    use chrono::{Duration, FixedOffset, TimeZone};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::content::archive::{Archive, Digest, Entry};
+
+    /// `days` days of two digests each (08:00 and 09:00 in Tokyo): "steady" once in every
+    /// digest, "burst" five more times in each digest of the last day only.
+    fn archive(days: usize) -> Archive {
+        let mut a = Archive::default();
+        a.keywords.names = vec!["steady".into(), "burst".into()];
+        a.keywords.items = vec![Vec::new(), Vec::new()];
+        let start = FixedOffset::east_opt(9 * 3600)
+            .unwrap()
+            .with_ymd_and_hms(2021, 7, 1, 8, 0, 0)
+            .unwrap();
+        for day in 0..days {
+            for h in 0..2 {
+                let d = a.digests.len() as u32;
+                let first = a.items.len() as u32;
+                let burst = if day + 1 == days { 5 } else { 0 };
+                for i in 0..=burst {
+                    let k = u32::from(i > 0);
+                    a.keywords.items[k as usize].push(a.items.len() as u32);
+                    a.items.push(Entry {
+                        digest: d,
+                        index: i,
+                        title: String::new(),
+                        link: String::new(),
+                        site: 0,
+                        category: 0,
+                        published: 0,
+                        keywords: vec![k],
+                    });
+                }
+                let hour = start + Duration::days(day as i64) + Duration::hours(h);
+                a.digests.push(Digest {
+                    path: PathBuf::new(),
+                    hour,
+                    updated: hour,
+                    hash: 0,
+                    items: first..a.items.len() as u32,
+                    has_body: false,
+                });
+            }
+        }
+        a
+    }
+
+    fn config() -> Config {
+        Config::parse(
+            "title = \"t\"\nbase_url = \"https://user.github.io/repo/\"\ntimezone = \"Asia/Tokyo\"\n",
+            "matome.toml",
+        )
+        .unwrap()
+    }
+
+    /// Issue 13 (a cold build growing faster than the archive): a day's rising words took
+    /// every period of the window once per word (each under the lock), and a day's digests
+    /// were found by walking every day before it (days² steps over a cold build). Now a page
+    /// takes each period of its window once, whatever its words, and a pass over every day
+    /// counts each day once.
+    #[test]
+    fn rising_words_take_each_period_of_their_window_once() {
+        let (config, days, window) = (config(), 30, 7);
+        let archive = archive(days);
+        let site = Site::new(&config, &archive, config.base_url.clone());
+        assert_eq!(site.days.len(), days);
+        let c = Counts::days();
+        let rising = rising_at(&site, &c, days - 1, window);
+        let words: Vec<&str> = rising.iter().map(|r| r.word.name.as_str()).collect();
+        assert_eq!(words, ["burst"]);
+        assert_eq!(rising[0].count, 10);
+        assert_eq!(c.asked.load(Relaxed), window + 1, "one look-up per period");
+        // Every day, as a cold build renders them: each counted once, look-ups bounded by the
+        // window per day.
+        for p in 0..days {
+            rising_at(&site, &c, p, window);
+        }
+        assert_eq!(c.counted.load(Relaxed), days);
+        assert!(c.asked.load(Relaxed) <= (days + 1) * (window + 1));
+    }
+
+    /// A day's counts are its own digests' keywords, found by the day's index; a day past the
+    /// last is empty (as it was).
+    #[test]
+    fn a_days_counts_are_its_own_digests() {
+        let (config, days) = (config(), 12);
+        let archive = archive(days);
+        let site = Site::new(&config, &archive, config.base_url.clone());
+        let c = Counts::days();
+        for p in 0..days - 1 {
+            assert_eq!(*c.period(&site, p), (vec![(0, 2)], 2), "day {p}");
+        }
+        assert_eq!(*c.period(&site, days - 1), (vec![(0, 2), (1, 10)], 12));
+        assert_eq!(*c.period(&site, days), (Vec::new(), 0));
+        let hours = Counts::hours();
+        assert_eq!(
+            *hours.period(&site, 2 * days - 1),
+            (vec![(0, 1), (1, 5)], 6)
+        );
+    }
 }

@@ -253,11 +253,6 @@ impl<'a> Site<'a> {
         }
     }
 
-    /// Each day's digests, oldest day first.
-    pub(crate) fn day_digests(&self) -> impl Iterator<Item = &Vec<usize>> {
-        self.days.iter().map(|d| &d.digests)
-    }
-
     /// A link to a term's page; a keyword without a page gets an empty URL (shown unlinked).
     pub(crate) fn term_link(&self, tax: Tax, id: u32) -> Link {
         Link {

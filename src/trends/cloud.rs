@@ -213,6 +213,7 @@ pub fn layout(words: &[CloudWord], opts: &CloudOptions) -> Vec<Placed> {
     // A flat distribution makes many big words: when one of the heaviest finds no spot, the
     // whole cloud is tried again smaller.
     let mut top_font = max_font;
+    let mut spiral = Spiral::new(width, height);
     for _ in 0..RETRIES {
         let (placed, missed) = place(
             words,
@@ -220,6 +221,7 @@ pub fn layout(words: &[CloudWord], opts: &CloudOptions) -> Vec<Placed> {
             (lo, hi),
             (min_font, top_font),
             (width, height),
+            &mut spiral,
         );
         if !missed || top_font <= min_font {
             return placed;
@@ -232,8 +234,56 @@ pub fn layout(words: &[CloudWord], opts: &CloudOptions) -> Vec<Placed> {
         (lo, hi),
         (min_font, top_font),
         (width, height),
+        &mut spiral,
     )
     .0
+}
+
+/// The spiral's candidate points, from the centre outwards, each computed once and kept: every
+/// word of every pass walks the same points (they were computed again, a sine and a cosine
+/// each, for every word: about a third of a cold build's word-cloud time).
+struct Spiral {
+    centre: (f64, f64),
+    aspect: f64,
+    /// The distance between turns per radian.
+    b: f64,
+    /// The spiral has covered the whole canvas once its ellipse holds the corners.
+    r_max: f64,
+    /// The angle of the next point.
+    theta: f64,
+    points: Vec<(f64, f64)>,
+}
+
+impl Spiral {
+    fn new(width: f64, height: f64) -> Spiral {
+        let (cx, cy) = (width / 2.0, height / 2.0);
+        let aspect = width / height;
+        Spiral {
+            centre: (cx, cy),
+            aspect,
+            b: SPIRAL_TURN / std::f64::consts::TAU,
+            r_max: ((cx / aspect).powi(2) + cy.powi(2)).sqrt() + SPIRAL_TURN,
+            theta: 0.0,
+            points: Vec::new(),
+        }
+    }
+
+    /// Point `i` (rounded to a tenth), or `None` past the end of the spiral.
+    fn point(&mut self, i: usize) -> Option<(f64, f64)> {
+        while self.points.len() <= i {
+            let r = self.b * self.theta;
+            if r > self.r_max {
+                return None;
+            }
+            let (cx, cy) = self.centre;
+            self.points.push((
+                round1(cx + r * self.theta.cos() * self.aspect),
+                round1(cy + r * self.theta.sin()),
+            ));
+            self.theta += (SPIRAL_STEP / r.max(SPIRAL_STEP)).min(0.5);
+        }
+        Some(self.points[i])
+    }
 }
 
 /// One layout pass at the given font range; also whether one of the [`HEAVY`] heaviest words
@@ -244,13 +294,8 @@ fn place(
     (lo, hi): (f64, f64),
     (min_font, max_font): (f64, f64),
     (width, height): (f64, f64),
+    spiral: &mut Spiral,
 ) -> (Vec<Placed>, bool) {
-    let (cx, cy) = (width / 2.0, height / 2.0);
-    let aspect = width / height;
-    // The spiral has covered the whole canvas once its ellipse holds the corners.
-    let r_max = ((cx / aspect).powi(2) + cy.powi(2)).sqrt() + SPIRAL_TURN;
-    let b = SPIRAL_TURN / std::f64::consts::TAU;
-
     let mut placed: Vec<Placed> = Vec::new();
     // Boxes that found no spot: any box at least as large fails too.
     let mut failed: Vec<(f64, f64)> = Vec::new();
@@ -286,16 +331,12 @@ fn place(
             step,
         };
         let mut last_hit = 0;
-        let mut theta = 0.0_f64;
         let mut found = false;
-        loop {
-            let r = b * theta;
-            if r > r_max {
+        for n in 0.. {
+            let Some((x, y)) = spiral.point(n) else {
                 break;
-            }
-            candidate.x = round1(cx + r * theta.cos() * aspect);
-            candidate.y = round1(cy + r * theta.sin());
-            theta += (SPIRAL_STEP / r.max(SPIRAL_STEP)).min(0.5);
+            };
+            (candidate.x, candidate.y) = (x, y);
             if !candidate.inside(width, height) {
                 continue;
             }

@@ -353,3 +353,41 @@ fn width_estimates_are_by_script() {
     assert!(text_em("😀") > 1.0);
     assert_eq!(text_em("\u{200b}"), 0.0);
 }
+
+/// Issue 13 (the cold build's cost): the spiral's points are computed once per cloud and
+/// shared by every word; they must be exactly the points each word used to compute for
+/// itself (the same bytes for every cloud), to the same end.
+#[test]
+fn the_shared_spiral_is_the_spiral_each_word_walked() {
+    for (width, height) in [(640.0_f64, 360.0_f64), (300.0, 300.0), (97.3, 411.9)] {
+        let (cx, cy) = (width / 2.0, height / 2.0);
+        let aspect = width / height;
+        let r_max = ((cx / aspect).powi(2) + cy.powi(2)).sqrt() + SPIRAL_TURN;
+        let b = SPIRAL_TURN / std::f64::consts::TAU;
+        // As `place` walked it for each word.
+        let mut direct = Vec::new();
+        let mut theta = 0.0_f64;
+        loop {
+            let r = b * theta;
+            if r > r_max {
+                break;
+            }
+            direct.push((
+                round1(cx + r * theta.cos() * aspect),
+                round1(cy + r * theta.sin()),
+            ));
+            theta += (SPIRAL_STEP / r.max(SPIRAL_STEP)).min(0.5);
+        }
+        let mut spiral = Spiral::new(width, height);
+        // Out of order too: a later word asks for points an earlier one already computed.
+        assert_eq!(spiral.point(10), Some(direct[10]));
+        let shared: Vec<(f64, f64)> = (0..).map_while(|i| spiral.point(i)).collect();
+        assert_eq!(shared, direct, "{width}×{height}");
+        assert_eq!(spiral.point(direct.len()), None);
+        assert_eq!(
+            spiral.points.len(),
+            direct.len(),
+            "each point computed once"
+        );
+    }
+}
