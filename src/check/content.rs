@@ -197,7 +197,7 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
             }
             let item = |g: usize, n: usize| loaded[&g].as_ref().and_then(|s| s.items.get(n));
             if let (Some(a), Some(b)) = (item(f, i), item(first_f, first_i))
-                && a.key() == b.key()
+                && (&a.feed, &a.id) == (&b.feed, &b.id)
             {
                 r.problems.push(format!(
                     "{}: item {:?} of feed {} is also in {}; an item is archived once",

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 use super::{ItemKey, Snapshot, load_paths_partial, rel_name, snapshot_paths, stamp};
 use crate::fsutil;
 
-const VERSION: u32 = 3;
+/// 4: the keys as [`ItemKey`]s (16 bytes each) instead of feed URLs and item ids.
+const VERSION: u32 = 4;
 
 /// What a fetch run needs to know of the archive: the key of every archived item.
 #[derive(Debug, Default)]
@@ -68,19 +69,12 @@ fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
 fn entry_for(path: &Path, text: &str, s: &Snapshot) -> FileKeys {
     let (size, mtime_ns) = stamp(path).unwrap_or((0, 0));
     let hash = crate::hash::fnv1a(text.as_bytes());
-    let mut feeds: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for item in &s.items {
-        feeds
-            .entry(item.feed.clone())
-            .or_default()
-            .push(item.id.clone());
-    }
     FileKeys {
         size,
         mtime_ns,
         hash,
         items: s.items.len() as u64,
-        feeds,
+        keys: s.items.iter().map(super::Item::key).collect(),
     }
 }
 
@@ -101,8 +95,8 @@ struct FileKeys {
     /// [`crate::hash::fnv1a`] of the file's bytes.
     hash: u64,
     items: u64,
-    /// Item ids by feed URL.
-    feeds: BTreeMap<String, Vec<String>>,
+    /// The file's item keys.
+    keys: Vec<ItemKey>,
 }
 
 fn cache_path(root: &Path) -> PathBuf {
@@ -184,11 +178,10 @@ pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
         out.keys.extend(recovered);
     }
     out.broken = broken;
+    out.keys.reserve(fresh.values().map(|e| e.keys.len()).sum());
     for entry in fresh.values() {
         out.items += entry.items;
-        for (feed, ids) in &entry.feeds {
-            out.keys.extend(ids.iter().map(|id| ItemKey::new(feed, id)));
-        }
+        out.keys.extend(entry.keys.iter().copied());
     }
     if parsed_files > 0 || dropped {
         save_cache(root, &fresh);
@@ -239,12 +232,13 @@ mod tests {
             .unwrap();
         let first = load_keys(root).unwrap();
         let bytes = std::fs::read(cache_path(root)).unwrap();
+        let a2 = ItemKey::new("http://f/", "a2");
         let at = bytes
-            .windows(2)
-            .position(|w| w == b"a2")
-            .expect("the cache holds the id");
+            .windows(16)
+            .position(|w| w == a2.0)
+            .expect("the cache holds the key");
         let mut edited = bytes.clone();
-        edited[at..at + 2].copy_from_slice(b"zz");
+        edited[at] ^= 1;
         std::fs::write(cache_path(root), &edited).unwrap();
         let again = load_keys(root).unwrap();
         assert_eq!(again.parsed_files, 1, "the file is read again");
@@ -254,6 +248,30 @@ mod tests {
         // An unchanged cache is believed: nothing parsed.
         load_keys(root).unwrap();
         assert_eq!(load_keys(root).unwrap().parsed_files, 0);
+    }
+
+    /// Issue 13 (the hourly fetch at three years: 1.2 CPU s and 820 MiB, a 107 MB keys.bin):
+    /// the cache held every item's feed URL and id, and the fetch held them twice more in
+    /// memory. It now holds a 16-byte key per item, whatever the ids' length.
+    #[test]
+    fn the_keys_cache_holds_a_fixed_size_key_per_item_not_its_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ids: Vec<String> = (0..500)
+            .map(|i| format!("https://news.example.com/articles/2021/07/20/{i:0>150}"))
+            .collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        snap("2021-07-20T08:00:00+09:00", &ids)
+            .write(&root.join("content/2021/07/20/0800.md"))
+            .unwrap();
+        let keys = load_keys(root).unwrap();
+        assert_eq!(keys.keys.len(), 500);
+        assert!(keys.keys.contains(&ItemKey::new("http://f/", ids[499])));
+        let cache = std::fs::metadata(cache_path(root)).unwrap().len();
+        assert!(cache < 500 * 20, "{cache} bytes for 500 items");
+        // Read back from the cache, the same keys.
+        let again = load_keys(root).unwrap();
+        assert_eq!((again.parsed_files, &again.keys), (0, &keys.keys));
     }
 
     #[test]
