@@ -180,15 +180,7 @@ fn the_size_line_stays_exact_after_builds_that_remove_pages() {
         );
         report
     };
-    for h in 0..3 {
-        write_hour(
-            &site,
-            &format!("2021-07-20T{:02}:00:00+09:00", h + 6),
-            h * 3,
-            3,
-            |_| vec!["日本銀行"],
-        );
-    }
+    nine_items_on_one_keyword(&site);
     build();
     let kw = "public/keywords/日本銀行";
     assert!(site.exists(format!("{kw}/page/3/index.html")));
@@ -269,6 +261,20 @@ fn a_keyword_under_keyword_min_items_has_no_page_and_nothing_links_to_one() {
     assert_whole(&site);
 }
 
+/// Three hours (06:00–08:00 on 2021-07-20) of three items each, every item with the keyword
+/// 日本銀行.
+fn nine_items_on_one_keyword(site: &Site) {
+    for h in 0..3 {
+        write_hour(
+            site,
+            &format!("2021-07-20T{:02}:00:00+09:00", h + 6),
+            h * 3,
+            3,
+            |_| vec!["日本銀行"],
+        );
+    }
+}
+
 #[test]
 fn a_keywords_oldest_pages_give_way_to_search_and_every_link_still_resolves() {
     let site = site_with(
@@ -276,15 +282,7 @@ fn a_keywords_oldest_pages_give_way_to_search_and_every_link_still_resolves() {
         "items_per_page = 2\nkeyword_max_pages = 2\n",
     );
     // 日本銀行 on all 9 items: pages 1–3 and the first page; two kept (the first and 3).
-    for h in 0..3 {
-        write_hour(
-            &site,
-            &format!("2021-07-20T{:02}:00:00+09:00", h + 6),
-            h * 3,
-            3,
-            |_| vec!["日本銀行"],
-        );
-    }
+    nine_items_on_one_keyword(&site);
     site.matome(&["build"]).assert_success();
     let kw = "public/keywords/日本銀行";
     assert!(site.exists(format!("{kw}/index.html")));
