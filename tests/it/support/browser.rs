@@ -111,6 +111,12 @@ impl Browser {
 
     /// Sends one command (to the page once one is attached) and returns its result.
     pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.try_call(method, params)
+            .unwrap_or_else(|err| panic!("{method} failed: {err}"))
+    }
+
+    /// [`Browser::call`], with the protocol's error as `Err` instead of a panic.
+    fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let mut msg = json!({"id": id, "method": method, "params": params});
@@ -125,9 +131,9 @@ impl Browser {
             let v = self.read(deadline, method);
             if v["id"].as_u64() == Some(id) {
                 if let Some(err) = v.get("error") {
-                    panic!("{method} failed: {err}");
+                    return Err(err.clone());
                 }
-                return v["result"].clone();
+                return Ok(v["result"].clone());
             }
         }
     }
@@ -202,29 +208,44 @@ impl Browser {
     /// Evaluates `js` in the page (awaiting a promise) and returns its value as JSON
     /// (`undefined` is null). Panics with the exception if it throws.
     pub fn eval(&mut self, js: &str) -> Value {
-        let r = self.call(
+        self.eval_unless_navigating(js)
+            .unwrap_or_else(|err| panic!("Runtime.evaluate failed: {err}"))
+    }
+
+    /// [`Browser::eval`], or `Err` when the page navigated away while `js` ran (a reload, as
+    /// live reload does): the evaluation is then lost, not failed.
+    fn eval_unless_navigating(&mut self, js: &str) -> Result<Value, Value> {
+        let r = self.try_call(
             "Runtime.evaluate",
             json!({"expression": js, "awaitPromise": true, "returnByValue": true}),
-        );
+        )?;
         if let Some(d) = r.get("exceptionDetails") {
-            panic!(
-                "{js}\nthrew: {}\nconsole: {:#?}",
-                d["exception"]["description"]
-                    .as_str()
-                    .or(d["text"].as_str())
-                    .unwrap_or("?"),
-                self.console
-            );
+            let thrown = d["exception"]["description"]
+                .as_str()
+                .or(d["text"].as_str())
+                .unwrap_or("?");
+            // A promise cut off by a reload rejects with this: not the script's fault.
+            let lost = json!({ "message": thrown });
+            if is_navigation(&lost) {
+                return Err(lost);
+            }
+            panic!("{js}\nthrew: {thrown}\nconsole: {:#?}", self.console);
         }
-        r["result"].get("value").cloned().unwrap_or(Value::Null)
+        Ok(r["result"].get("value").cloned().unwrap_or(Value::Null))
     }
 
     /// Evaluates `js` until it is truthy and returns that value; panics after `timeout` with the
-    /// page's console.
+    /// page's console. An evaluation cut off by the page navigating (live reload reloads it
+    /// while the test waits: "Inspected target navigated or closed") counts as not yet, and is
+    /// tried again in the new page.
     pub fn wait_for(&mut self, js: &str, timeout: Duration) -> Value {
         let deadline = Instant::now() + timeout;
         loop {
-            let v = self.eval(js);
+            let v = match self.eval_unless_navigating(js) {
+                Ok(v) => v,
+                Err(err) if is_navigation(&err) => Value::Null,
+                Err(err) => panic!("Runtime.evaluate failed: {err}"),
+            };
             let truthy = match &v {
                 Value::Null => false,
                 Value::Bool(b) => *b,
@@ -272,4 +293,17 @@ fn wait_for_port(profile: &Path, child: &mut Child) -> Result<(u16, String), Str
         std::thread::sleep(Duration::from_millis(50));
     }
     Err(format!("no {} after 30 s", file.display()))
+}
+
+/// Whether a protocol error means only that the page went away under the command (a
+/// navigation or reload), not that the command was wrong.
+fn is_navigation(err: &Value) -> bool {
+    let message = err["message"].as_str().unwrap_or("");
+    [
+        "Inspected target navigated or closed",
+        "Execution context was destroyed",
+        "Cannot find context with specified id",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
 }
