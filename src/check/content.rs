@@ -22,10 +22,11 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::content::{self, Snapshot};
+use crate::content::{self, ItemKey, Snapshot};
 use crate::fsutil;
 
-const FORMAT: u32 = 1;
+/// 2: items keyed by [`ItemKey`] (the fetch's key) instead of a 64-bit hash of their own.
+const FORMAT: u32 = 2;
 
 /// What the content check found.
 #[derive(Debug, Default)]
@@ -46,22 +47,14 @@ struct FileRec {
     hash: u64,
     /// Its hour (RFC 3339), or the reason it does not parse.
     hour: Result<String, String>,
-    /// [`key_hash`] of each item, in file order.
-    keys: Vec<u64>,
+    /// Each item's key ([`crate::content::Item::key`]), in file order.
+    keys: Vec<ItemKey>,
 }
 
 type Record = (u32, String, BTreeMap<String, FileRec>);
 
 fn record_path(root: &Path) -> PathBuf {
     crate::layout::check_dir(root).join("content.bin")
-}
-
-fn key_hash(feed: &str, id: &str) -> u64 {
-    let mut b = Vec::with_capacity(feed.len() + id.len() + 1);
-    b.extend_from_slice(feed.as_bytes());
-    b.push(0x1f);
-    b.extend_from_slice(id.as_bytes());
-    crate::hash::fnv1a(&b)
 }
 
 fn load_record(root: &Path) -> BTreeMap<String, FileRec> {
@@ -116,7 +109,7 @@ fn read_file(path: &Path, old: Option<&FileRec>) -> (FileRec, bool) {
             mtime,
             hash,
             hour: Ok(content::rfc3339(&s.hour)),
-            keys: s.items.iter().map(|i| key_hash(&i.feed, &i.id)).collect(),
+            keys: s.items.iter().map(crate::content::Item::key).collect(),
         },
         Err(e) => FileRec {
             size,
@@ -157,8 +150,8 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
     r.parsed = read.iter().filter(|(_, parsed)| *parsed).count();
     let recs: Vec<FileRec> = read.into_iter().map(|(f, _)| f).collect();
 
-    // key hash → (file, item) of its first occurrence, in path order.
-    let mut seen: FxHashMap<u64, (usize, usize)> = FxHashMap::default();
+    // key → (file, item) of its first occurrence, in path order.
+    let mut seen: FxHashMap<ItemKey, (usize, usize)> = FxHashMap::default();
     let mut loaded: FxHashMap<usize, Option<Snapshot>> = FxHashMap::default();
     for (f, rec) in recs.iter().enumerate() {
         let hour = match &rec.hour {
