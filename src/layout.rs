@@ -21,6 +21,8 @@ pub const TEMP_PREFIX: &str = ".matome.";
 /// `.matome/keys.bin`: the archived (feed, id) keys per snapshot file, postcard
 /// ([`crate::content::keys`]; `keys.json` before issue 13).
 pub const KEYS_CACHE: &str = "keys.bin";
+/// `.matome/keys.json`: the keys cache before issue 13, deleted when `keys.bin` is written.
+pub const LEGACY_KEYS_CACHE: &str = "keys.json";
 /// `.matome/df.tsv`: document frequencies ([`crate::analyze::df`]).
 pub const DF_CACHE: &str = "df.tsv";
 /// `.matome/archive/`: the loaded archive per month, postcard ([`crate::content::archive`]).

@@ -1,7 +1,8 @@
 //! The archive's item keys, for deciding what is new, without parsing the whole archive each run.
 //!
-//! A cache (`.matome/keys.bin`, postcard with a checksum, not committed) remembers each snapshot file's keys together with
-//! its size, modification time and content hash. A file whose time changed but whose bytes did
+//! A cache (`.matome/keys.bin`, postcard with a checksum, not committed) remembers each
+//! snapshot file's keys ([`ItemKey`]: 16 bytes an item) together with its size, modification
+//! time and content hash. A file whose time changed but whose bytes did
 //! not (every file of a fresh git clone, with the cache restored by CI) is recognised by its hash
 //! without being parsed. A run parses only the files that are new or changed since —
 //! normally none, or the current hour's — so an hourly fetch costs the same after a year as after
@@ -61,7 +62,8 @@ fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
     if let Some(bytes) = fsutil::to_sealed(&cache) {
         let _ = fsutil::write_atomic(&cache_path(root), &bytes);
         // The JSON cache of earlier versions, if a restored `.matome/` still has it.
-        let _ = std::fs::remove_file(crate::layout::cache_dir(root).join("keys.json"));
+        let legacy = crate::layout::cache_dir(root).join(crate::layout::LEGACY_KEYS_CACHE);
+        let _ = std::fs::remove_file(legacy);
     }
 }
 
