@@ -461,7 +461,6 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let mut state_bytes = serde_json::to_vec(&health)?;
     state_bytes.extend_from_slice(health.load_error.as_deref().unwrap_or("").as_bytes());
     let state_hash = crate::hash::fnv1a(&state_bytes);
-    let t_load = started.elapsed();
     phases.end("theme, health");
     let site = Site::new(&config, &archive, base_url.clone());
     phases.end("site");
@@ -471,7 +470,6 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     } = plan::plan(&site, state_hash);
     phases.end("plan");
     plan::check_unique_paths(&site, &plan)?;
-    let t_plan = started.elapsed();
 
     // Everything every page depends on besides its own inputs.
     let global = {
@@ -524,11 +522,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         },
         || write_static_search(root, &site, &output, global, &old.search_months),
     );
-    let t_render = started.elapsed();
     phases.end("render, static search");
-    if std::env::var_os("MATOME_TIMINGS").is_some() {
-        eprintln!("load {t_load:?} plan {t_plan:?} render {t_render:?}");
-    }
     let mut written = 0;
     // What `matome check` reads instead of every page ([`changes`]).
     let mut written_paths = Vec::new();
