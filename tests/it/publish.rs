@@ -794,6 +794,14 @@ fn init_writes_the_publish_job_commented_out_and_it_parses_once_uncommented() {
         "MATOME_DISCORD_WEBHOOK_URL",
         "MATOME_WEBHOOK_URL",
         "MATOME_WEBHOOK_SECRET",
+        "MATOME_X_CONSUMER_KEY",
+        "MATOME_X_CONSUMER_SECRET",
+        "MATOME_X_ACCESS_TOKEN",
+        "MATOME_X_ACCESS_TOKEN_SECRET",
+        "MATOME_HATENA_CONSUMER_KEY",
+        "MATOME_HATENA_CONSUMER_SECRET",
+        "MATOME_HATENA_ACCESS_TOKEN",
+        "MATOME_HATENA_ACCESS_TOKEN_SECRET",
         "MATOME_ALERT_WEBHOOK_URL",
         "MATOME_SMTP_USER",
         "MATOME_SMTP_PASSWORD",
@@ -848,6 +856,8 @@ fn init_deploy_s3_writes_the_publish_steps_commented_out_after_the_deploy() {
     for v in [
         "MATOME_BLUESKY_APP_PASSWORD",
         "MATOME_MASTODON_TOKEN",
+        "MATOME_X_ACCESS_TOKEN_SECRET",
+        "MATOME_HATENA_ACCESS_TOKEN_SECRET",
         "MATOME_ALERT_WEBHOOK_URL",
         "MATOME_SMTP_PASSWORD",
     ] {
