@@ -50,7 +50,7 @@ pub enum Command {
     /// the search page uses the live index (`/api/search`).
     Serve(ServeArgs),
     /// Post each new digest (and, with a trends feed, each day's top trend words) to the
-    /// [[publish]] targets (Bluesky, Mastodon, Slack, Discord, webhooks), each exactly once;
+    /// [[publish]] targets (Bluesky, Mastodon, Slack, Discord, webhooks, X, Hatena Bookmark), each once;
     /// what was posted is kept in publish-state.json (commit it). Failed posts are retried at
     /// the next run; exit 0 even then (1 with --strict), 2 on a config or state error.
     Publish(PublishArgs),

@@ -447,7 +447,7 @@ impl Config {
             });
         }
 
-        let publish = publish::publish_targets(raw.publish, &at)?;
+        let publish = publish::publish_targets(raw.publish, text, &at)?;
         let alerts = publish::alert_settings(raw.alerts, name, &at)?;
         let deploy = raw
             .deploy

@@ -1,29 +1,29 @@
 //! `[[publish]]` targets and `[alerts]` in matome.toml: their raw TOML shape, defaults and
 //! validation (errors name the file, the line and the key, like the rest of the config).
 //!
+//! A target is one type per service ([`Service`]): the raw table is a serde enum tagged by
+//! `kind`, each variant with its own keys and `deny_unknown_fields`, so a key that does not
+//! belong to the kind is refused by the parser like any unknown key, and no field means
+//! different things for different services.
+//!
 //! Only non-secret settings live here. Every credential is read from an environment variable
-//! whose NAME the config holds (`password_env`, `token_env`, `url_env`, `secret_env`), with a
-//! documented default, so matome.toml can be committed.
-
-use std::path::PathBuf;
+//! whose NAME the config holds (`password_env`, `token_env`, `url_env`, `secret_env`,
+//! `consumer_key_env`, …), with a documented default, so matome.toml can be committed.
 
 use anyhow::{Result, bail};
 use serde::Deserialize;
 use toml::Spanned;
 
-/// Where a `[[publish]]` target posts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What kind of service a target posts to (its `kind` in matome.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PublishKind {
-    /// Bluesky (AT Protocol): a session from a handle and an app password, then a post.
     Bluesky,
-    /// Mastodon: `POST /api/v1/statuses` with an access token.
     Mastodon,
-    /// A Slack incoming webhook.
     Slack,
-    /// A Discord webhook.
     Discord,
-    /// A generic JSON webhook (body documented in the README), optionally signed.
     Webhook,
+    X,
+    Hatena,
 }
 
 impl PublishKind {
@@ -35,523 +35,534 @@ impl PublishKind {
             PublishKind::Slack => "slack",
             PublishKind::Discord => "discord",
             PublishKind::Webhook => "webhook",
-        }
-    }
-
-    /// The environment variable read for the target's secret when the config names none.
-    pub fn default_secret_env(self) -> &'static str {
-        match self {
-            PublishKind::Bluesky => "MATOME_BLUESKY_APP_PASSWORD",
-            PublishKind::Mastodon => "MATOME_MASTODON_TOKEN",
-            PublishKind::Slack => "MATOME_SLACK_WEBHOOK_URL",
-            PublishKind::Discord => "MATOME_DISCORD_WEBHOOK_URL",
-            PublishKind::Webhook => "MATOME_WEBHOOK_SECRET",
+            PublishKind::X => "x",
+            PublishKind::Hatena => "hatena",
         }
     }
 }
 
-/// One `[[publish]]` target.
+/// One `[[publish]]` target: what every target has, and its service's own settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PublishTarget {
     /// Unique among the targets; keys its record in `publish-state.json`. Default: the kind.
     pub name: String,
-    pub kind: PublishKind,
-    /// Bluesky: the account's handle (or DID), e.g. `matome.bsky.social`.
-    pub handle: String,
-    /// Bluesky: the PDS / entryway URL (default `https://bsky.social`). Mastodon: the instance
-    /// URL (required). Webhook: the URL when it is not secret (else `url_env`).
-    pub endpoint: String,
-    /// The environment variable holding the secret: Bluesky app password, Mastodon access
-    /// token, Slack/Discord webhook URL, or the generic webhook's URL (`url_env`).
-    pub secret_env: String,
-    /// Webhook: the environment variable holding the HMAC-SHA256 signing secret (optional: the
-    /// body is signed only when the variable is set).
-    pub signing_env: Option<String>,
     /// 頻出ワード shown as hashtags at most.
     pub hashtags: usize,
-    /// Mastodon: the instance's character limit; default: read from `/api/v2/instance`,
-    /// else 500.
-    pub max_chars: Option<usize>,
-    /// Mastodon: `public`, `unlisted`, `private` or `direct`.
-    pub visibility: String,
     /// Also post the day's top trend words when a `kind = "trends"` feed is configured.
     pub trends: bool,
     /// Posts sent per run at most (a backlog after an outage drains over several runs).
     pub max_posts_per_run: usize,
+    /// A post older than this many hours (its digest's hour) is skipped and recorded instead
+    /// of sent late (default 24).
+    pub max_age_hours: u32,
+    pub service: Service,
 }
 
-/// `[alerts]`: where a curator is told about problems worth a human's attention.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct AlertSettings {
-    /// A feed is a problem once it has failed for this many hours (default 24).
-    pub feed_failing_hours: u32,
-    /// The environment variable holding the alert webhook URL (`webhook_env`); none: no webhook.
-    pub webhook_env: Option<String>,
-    /// `[alerts.email]`.
-    pub email: Option<EmailSettings>,
-}
-
-/// `[alerts.email]`: mail over SMTP, with STARTTLS unless `starttls = false`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EmailSettings {
-    pub host: String,
-    pub port: u16,
-    pub from: String,
-    pub to: Vec<String>,
-    /// Environment variables holding the SMTP login (both optional: no AUTH when unset).
-    pub user_env: String,
-    pub password_env: String,
-    /// STARTTLS is required (default). `false` sends in clear: only for a relay on the same host.
-    pub starttls: bool,
-    /// An extra CA certificate (PEM) to trust, for a relay with a private CA; relative to the
-    /// site root. The `MATOME_SMTP_CA_FILE` environment variable overrides it.
-    pub ca_file: Option<PathBuf>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawPublish {
-    kind: Spanned<String>,
-    #[serde(default)]
-    name: Option<Spanned<String>>,
-    #[serde(default)]
-    handle: Option<Spanned<String>>,
-    #[serde(default)]
-    service: Option<Spanned<String>>,
-    #[serde(default)]
-    instance: Option<Spanned<String>>,
-    #[serde(default)]
-    url: Option<Spanned<String>>,
-    #[serde(default)]
-    password_env: Option<Spanned<String>>,
-    #[serde(default)]
-    token_env: Option<Spanned<String>>,
-    #[serde(default)]
-    url_env: Option<Spanned<String>>,
-    #[serde(default)]
-    secret_env: Option<Spanned<String>>,
-    #[serde(default)]
-    hashtags: Option<usize>,
-    #[serde(default)]
-    max_chars: Option<Spanned<usize>>,
-    #[serde(default)]
-    visibility: Option<Spanned<String>>,
-    #[serde(default)]
-    trends: Option<bool>,
-    #[serde(default)]
-    max_posts_per_run: Option<Spanned<usize>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawAlerts {
-    #[serde(default)]
-    feed_failing_hours: Option<Spanned<u32>>,
-    #[serde(default)]
-    webhook_env: Option<Spanned<String>>,
-    #[serde(default)]
-    email: Option<RawEmail>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawEmail {
-    host: Spanned<String>,
-    #[serde(default)]
-    port: Option<u16>,
-    from: Spanned<String>,
-    to: Spanned<Vec<String>>,
-    #[serde(default)]
-    user_env: Option<String>,
-    #[serde(default)]
-    password_env: Option<String>,
-    #[serde(default)]
-    starttls: Option<bool>,
-    #[serde(default)]
-    ca_file: Option<PathBuf>,
-}
-
-type At<'a> = &'a dyn Fn(std::ops::Range<usize>) -> String;
-
-fn env_name(v: &Spanned<String>, key: &str, at: At) -> Result<String> {
-    let s = v.get_ref().trim();
-    if s.is_empty() || !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        bail!(
-            "{}: publish.{key} is the NAME of an environment variable (letters, digits, `_`), \
-             such as \"MATOME_BLUESKY_APP_PASSWORD\"; never put the secret itself in matome.toml",
-            at(v.span())
-        );
+impl PublishTarget {
+    pub fn kind(&self) -> PublishKind {
+        self.service.kind()
     }
-    Ok(s.to_string())
 }
 
-fn http_url(v: &Spanned<String>, key: &str, at: At) -> Result<String> {
-    let s = v.get_ref().trim();
-    crate::config::check_feed_url(s)
-        .map_err(|why| anyhow::anyhow!("{}: {key}: {why}", at(v.span())))?;
-    Ok(s.trim_end_matches('/').to_string())
+/// Each service's own settings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Service {
+    /// Bluesky (AT Protocol): a session from a handle and an app password, then a post.
+    Bluesky(Bluesky),
+    /// Mastodon: `POST /api/v1/statuses` with an access token.
+    Mastodon(Mastodon),
+    /// A Slack incoming webhook (its URL, a secret, in `url_env`).
+    Slack(ChatWebhook),
+    /// A Discord webhook (its URL, a secret, in `url_env`).
+    Discord(ChatWebhook),
+    /// A generic JSON webhook (body documented in the README), optionally signed.
+    Webhook(Webhook),
+    /// X: API v2 `POST /2/tweets`, OAuth 1.0a user context.
+    X(OAuthService),
+    /// Hatena Bookmark: REST API `POST /rest/1/my/bookmark`, OAuth 1.0a (`write_public`).
+    Hatena(Hatena),
 }
 
-/// Validates the `[[publish]]` tables.
-pub(crate) fn publish_targets(raw: Vec<RawPublish>, at: At) -> Result<Vec<PublishTarget>> {
+impl Service {
+    pub fn kind(&self) -> PublishKind {
+        match self {
+            Service::Bluesky(_) => PublishKind::Bluesky,
+            Service::Mastodon(_) => PublishKind::Mastodon,
+            Service::Slack(_) => PublishKind::Slack,
+            Service::Discord(_) => PublishKind::Discord,
+            Service::Webhook(_) => PublishKind::Webhook,
+            Service::X(_) => PublishKind::X,
+            Service::Hatena(_) => PublishKind::Hatena,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bluesky {
+    /// The account's handle (or DID), e.g. `matome.bsky.social`.
+    pub handle: String,
+    /// The PDS / entryway URL (default `https://bsky.social`).
+    pub service: String,
+    /// The variable holding the app password (default `MATOME_BLUESKY_APP_PASSWORD`).
+    pub password_env: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mastodon {
+    /// The instance URL (required), without a trailing `/`.
+    pub instance: String,
+    /// The variable holding the access token (default `MATOME_MASTODON_TOKEN`).
+    pub token_env: String,
+    /// `public`, `unlisted`, `private` or `direct`, as the curator set it (never from a feed).
+    pub visibility: String,
+    /// The instance's character limit; default: read from `/api/v2/instance`, else 500.
+    pub max_chars: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatWebhook {
+    /// The variable holding the webhook URL (it carries its token).
+    pub url_env: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Webhook {
+    /// Where the URL comes from: written in matome.toml, or from a variable.
+    pub url: WebhookUrl,
+    /// The variable holding the HMAC-SHA256 signing secret (the body is signed only when it is
+    /// set; default `MATOME_WEBHOOK_SECRET`).
+    pub secret_env: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum WebhookUrl {
+    /// `url = "…"`: not a secret.
+    Fixed(String),
+    /// `url_env` (default `MATOME_WEBHOOK_URL`).
+    Env(String),
+}
+
+/// An OAuth 1.0a service (X, Hatena Bookmark): its API root and the four variables holding
+/// the consumer key and secret and the access token and secret.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OAuthService {
+    /// The API root, without a trailing `/` (`https://api.x.com`,
+    /// `https://bookmark.hatenaapis.com`); a test points it at a local server.
+    pub api: String,
+    pub consumer_key_env: String,
+    pub consumer_secret_env: String,
+    pub access_token_env: String,
+    pub access_token_secret_env: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hatena {
+    pub oauth: OAuthService,
+    /// Items bookmarked per digest at most: its top items by their 頻出ワード (default 3).
+    pub bookmarks_per_digest: usize,
+    /// Only items of these categories (default: every category).
+    pub categories: Vec<String>,
+}
+
+/// One `[[publish]]` table as written, with its place in the file.
+pub(crate) type RawPublish = Spanned<RawTarget>;
+
+/// A raw target struct: the keys every target takes, then its kind's own.
+macro_rules! raw_target {
+    ($name:ident { $($field:ident : $ty:ty),* $(,)? }) => {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub(crate) struct $name {
+            #[serde(default)]
+            name: Option<String>,
+            #[serde(default)]
+            hashtags: Option<i64>,
+            #[serde(default)]
+            trends: Option<bool>,
+            #[serde(default)]
+            max_posts_per_run: Option<i64>,
+            #[serde(default)]
+            max_age_hours: Option<i64>,
+            $(#[serde(default)] $field: Option<$ty>,)*
+        }
+
+        impl $name {
+            fn common(&self) -> Common<'_> {
+                Common {
+                    name: self.name.as_deref(),
+                    hashtags: self.hashtags,
+                    trends: self.trends,
+                    max_posts_per_run: self.max_posts_per_run,
+                    max_age_hours: self.max_age_hours,
+                }
+            }
+        }
+    };
+}
+
+raw_target!(RawBluesky {
+    handle: String,
+    service: String,
+    password_env: String
+});
+raw_target!(RawMastodon {
+    instance: String,
+    token_env: String,
+    visibility: String,
+    max_chars: i64
+});
+raw_target!(RawChat {
+    url_env: String,
+    url: String
+});
+raw_target!(RawWebhook {
+    url: String,
+    url_env: String,
+    secret_env: String
+});
+raw_target!(RawX {
+    api: String,
+    consumer_key_env: String,
+    consumer_secret_env: String,
+    access_token_env: String,
+    access_token_secret_env: String
+});
+raw_target!(RawHatena {
+    api: String,
+    consumer_key_env: String,
+    consumer_secret_env: String,
+    access_token_env: String,
+    access_token_secret_env: String,
+    bookmarks_per_digest: i64,
+    categories: Vec<String>
+});
+
+/// A `[[publish]]` table, by its `kind`.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub(crate) enum RawTarget {
+    Bluesky(RawBluesky),
+    Mastodon(RawMastodon),
+    Slack(RawChat),
+    Discord(RawChat),
+    Webhook(RawWebhook),
+    X(RawX),
+    Hatena(RawHatena),
+}
+
+struct Common<'a> {
+    name: Option<&'a str>,
+    hashtags: Option<i64>,
+    trends: Option<bool>,
+    max_posts_per_run: Option<i64>,
+    max_age_hours: Option<i64>,
+}
+
+pub(crate) type At<'a> = &'a dyn Fn(std::ops::Range<usize>) -> String;
+
+/// Where in one `[[publish]]` table a key is written: `file:line` of the key's line, else of
+/// the table (the values of a tagged table carry no place of their own).
+struct Table<'a> {
+    text: &'a str,
+    span: std::ops::Range<usize>,
+    at: At<'a>,
+}
+
+impl Table<'_> {
+    fn at(&self) -> String {
+        (self.at)(self.span.clone())
+    }
+
+    fn key(&self, key: &str) -> String {
+        // From the table's start to the next table header (its span may be the header only).
+        let body = self.text.get(self.span.start..).unwrap_or("");
+        let mut offset = self.span.start;
+        for (i, line) in body.split_inclusive('\n').enumerate() {
+            let t = line.trim_start();
+            if i > 0 && t.starts_with('[') {
+                break;
+            }
+            if let Some(rest) = t.strip_prefix(key)
+                && rest.trim_start().starts_with('=')
+            {
+                return (self.at)(offset..offset);
+            }
+            offset += line.len();
+        }
+        self.at()
+    }
+
+    /// `key`'s value as the NAME of an environment variable, else `default`.
+    fn env(&self, v: &Option<String>, key: &str, default: &str) -> Result<String> {
+        match v {
+            None => Ok(default.to_string()),
+            Some(v) => {
+                let s = v.trim();
+                if s.is_empty() || !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    bail!(
+                        "{}: publish.{key} is the NAME of an environment variable (letters, \
+                         digits, `_`), such as {default:?}; never put the secret itself in \
+                         matome.toml",
+                        self.key(key)
+                    );
+                }
+                Ok(s.to_string())
+            }
+        }
+    }
+
+    fn url(&self, v: &str, key: &str) -> Result<String> {
+        let s = v.trim();
+        crate::config::check_feed_url(s)
+            .map_err(|why| anyhow::anyhow!("{}: publish.{key}: {why}", self.key(key)))?;
+        Ok(s.trim_end_matches('/').to_string())
+    }
+
+    fn range(&self, v: Option<i64>, key: &str, min: i64, max: i64, default: i64) -> Result<i64> {
+        match v {
+            None => Ok(default),
+            Some(n) if (min..=max).contains(&n) => Ok(n),
+            Some(n) => bail!(
+                "{}: publish.{key} must be {min}–{max}, not {n}",
+                self.key(key)
+            ),
+        }
+    }
+}
+
+/// The default variable of an OAuth target's credential: `MATOME_<NAME>_<WHAT>`, the target's
+/// name in capitals (`x` → `MATOME_X_CONSUMER_KEY`), so two targets never share one.
+fn per_target_env(name: &str, what: &str) -> String {
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("MATOME_{name}_{what}")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn oauth(
+    t: &Table,
+    name: &str,
+    api: &Option<String>,
+    default_api: &str,
+    ck: &Option<String>,
+    cs: &Option<String>,
+    at: &Option<String>,
+    ats: &Option<String>,
+) -> Result<OAuthService> {
+    Ok(OAuthService {
+        api: match api {
+            Some(u) => t.url(u, "api")?,
+            None => default_api.to_string(),
+        },
+        consumer_key_env: t.env(
+            ck,
+            "consumer_key_env",
+            &per_target_env(name, "CONSUMER_KEY"),
+        )?,
+        consumer_secret_env: t.env(
+            cs,
+            "consumer_secret_env",
+            &per_target_env(name, "CONSUMER_SECRET"),
+        )?,
+        access_token_env: t.env(
+            at,
+            "access_token_env",
+            &per_target_env(name, "ACCESS_TOKEN"),
+        )?,
+        access_token_secret_env: t.env(
+            ats,
+            "access_token_secret_env",
+            &per_target_env(name, "ACCESS_TOKEN_SECRET"),
+        )?,
+    })
+}
+
+/// One target's service settings, validated.
+fn service(raw: &RawTarget, name: &str, t: &Table) -> Result<Service> {
+    Ok(match raw {
+        RawTarget::Bluesky(r) => {
+            let Some(h) = &r.handle else {
+                bail!(
+                    "{}: publish: kind = \"bluesky\" needs `handle` (e.g. \"matome.bsky.social\")",
+                    t.at()
+                );
+            };
+            Service::Bluesky(Bluesky {
+                handle: h.trim().trim_start_matches('@').to_string(),
+                service: match &r.service {
+                    Some(s) => t.url(s, "service")?,
+                    None => "https://bsky.social".to_string(),
+                },
+                password_env: t.env(
+                    &r.password_env,
+                    "password_env",
+                    "MATOME_BLUESKY_APP_PASSWORD",
+                )?,
+            })
+        }
+        RawTarget::Mastodon(r) => {
+            let Some(i) = &r.instance else {
+                bail!(
+                    "{}: publish: kind = \"mastodon\" needs `instance` (e.g. \"https://mastodon.social\")",
+                    t.at()
+                );
+            };
+            let visibility = match r.visibility.as_deref() {
+                None => "public".to_string(),
+                Some(v @ ("public" | "unlisted" | "private" | "direct")) => v.to_string(),
+                Some(_) => bail!(
+                    "{}: publish.visibility must be \"public\", \"unlisted\", \"private\" or \"direct\"",
+                    t.key("visibility")
+                ),
+            };
+            let max_chars = match r.max_chars {
+                None => None,
+                Some(_) => Some(t.range(r.max_chars, "max_chars", 100, 1_000_000, 500)? as usize),
+            };
+            Service::Mastodon(Mastodon {
+                instance: t.url(i, "instance")?,
+                token_env: t.env(&r.token_env, "token_env", "MATOME_MASTODON_TOKEN")?,
+                visibility,
+                max_chars,
+            })
+        }
+        RawTarget::Slack(r) | RawTarget::Discord(r) => {
+            let (kind, default) = match raw {
+                RawTarget::Slack(_) => ("slack", "MATOME_SLACK_WEBHOOK_URL"),
+                _ => ("discord", "MATOME_DISCORD_WEBHOOK_URL"),
+            };
+            if r.url.is_some() {
+                bail!(
+                    "{}: publish.url is only for kind = \"webhook\"; a {kind} webhook URL is a \
+                     secret: put it in the environment variable named by url_env (default \
+                     {default})",
+                    t.key("url")
+                );
+            }
+            let chat = ChatWebhook {
+                url_env: t.env(&r.url_env, "url_env", default)?,
+            };
+            match raw {
+                RawTarget::Slack(_) => Service::Slack(chat),
+                _ => Service::Discord(chat),
+            }
+        }
+        RawTarget::Webhook(r) => Service::Webhook(Webhook {
+            url: match &r.url {
+                Some(u) => WebhookUrl::Fixed(t.url(u, "url")?),
+                None => WebhookUrl::Env(t.env(&r.url_env, "url_env", "MATOME_WEBHOOK_URL")?),
+            },
+            secret_env: t.env(&r.secret_env, "secret_env", "MATOME_WEBHOOK_SECRET")?,
+        }),
+        RawTarget::X(r) => Service::X(oauth(
+            t,
+            name,
+            &r.api,
+            "https://api.x.com",
+            &r.consumer_key_env,
+            &r.consumer_secret_env,
+            &r.access_token_env,
+            &r.access_token_secret_env,
+        )?),
+        RawTarget::Hatena(r) => Service::Hatena(Hatena {
+            oauth: oauth(
+                t,
+                name,
+                &r.api,
+                "https://bookmark.hatenaapis.com",
+                &r.consumer_key_env,
+                &r.consumer_secret_env,
+                &r.access_token_env,
+                &r.access_token_secret_env,
+            )?,
+            bookmarks_per_digest: t.range(
+                r.bookmarks_per_digest,
+                "bookmarks_per_digest",
+                1,
+                100,
+                3,
+            )? as usize,
+            categories: r.categories.clone().unwrap_or_default(),
+        }),
+    })
+}
+
+fn kind_of(raw: &RawTarget) -> PublishKind {
+    match raw {
+        RawTarget::Bluesky(_) => PublishKind::Bluesky,
+        RawTarget::Mastodon(_) => PublishKind::Mastodon,
+        RawTarget::Slack(_) => PublishKind::Slack,
+        RawTarget::Discord(_) => PublishKind::Discord,
+        RawTarget::Webhook(_) => PublishKind::Webhook,
+        RawTarget::X(_) => PublishKind::X,
+        RawTarget::Hatena(_) => PublishKind::Hatena,
+    }
+}
+
+fn common(raw: &RawTarget) -> Common<'_> {
+    match raw {
+        RawTarget::Bluesky(r) => r.common(),
+        RawTarget::Mastodon(r) => r.common(),
+        RawTarget::Slack(r) | RawTarget::Discord(r) => r.common(),
+        RawTarget::Webhook(r) => r.common(),
+        RawTarget::X(r) => r.common(),
+        RawTarget::Hatena(r) => r.common(),
+    }
+}
+
+/// Validates the `[[publish]]` tables (`text`: the config's text, for the lines of keys).
+pub(crate) fn publish_targets(
+    raw: Vec<RawPublish>,
+    text: &str,
+    at: At,
+) -> Result<Vec<PublishTarget>> {
     let mut out: Vec<PublishTarget> = Vec::with_capacity(raw.len());
     for r in raw {
-        let kind = match r.kind.get_ref().as_str() {
-            "bluesky" => PublishKind::Bluesky,
-            "mastodon" => PublishKind::Mastodon,
-            "slack" => PublishKind::Slack,
-            "discord" => PublishKind::Discord,
-            "webhook" => PublishKind::Webhook,
-            other => bail!(
-                "{}: publish.kind must be \"bluesky\", \"mastodon\", \"slack\", \"discord\" or \"webhook\", not {other:?}",
-                at(r.kind.span())
-            ),
+        let t = Table {
+            text,
+            span: r.span(),
+            at,
         };
-        // A key that does not belong to this kind is an error, like an unknown key.
-        let only = |v: Option<&Spanned<String>>, key: &str, kinds: &[PublishKind]| -> Result<()> {
-            match v {
-                Some(v) if !kinds.contains(&kind) => bail!(
-                    "{}: publish.{key} does not apply to kind = {:?} (only to {})",
-                    at(v.span()),
-                    kind.as_str(),
-                    kinds
-                        .iter()
-                        .map(|k| k.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                _ => Ok(()),
-            }
-        };
-        use PublishKind::*;
-        only(r.handle.as_ref(), "handle", &[Bluesky])?;
-        only(r.service.as_ref(), "service", &[Bluesky])?;
-        only(r.password_env.as_ref(), "password_env", &[Bluesky])?;
-        only(r.instance.as_ref(), "instance", &[Mastodon])?;
-        only(r.token_env.as_ref(), "token_env", &[Mastodon])?;
-        only(r.visibility.as_ref(), "visibility", &[Mastodon])?;
-        only(r.secret_env.as_ref(), "secret_env", &[Webhook])?;
-        only(r.url_env.as_ref(), "url_env", &[Slack, Discord, Webhook])?;
-        if let Some(u) = &r.url
-            && kind != Webhook
-        {
-            bail!(
-                "{}: publish.url is only for kind = \"webhook\"; a {} webhook URL is a secret: \
-                 put it in the environment variable named by url_env (default {})",
-                at(u.span()),
-                kind.as_str(),
-                kind.default_secret_env()
-            );
-        }
-        if let Some(m) = &r.max_chars
-            && kind != Mastodon
-        {
-            bail!(
-                "{}: publish.max_chars only applies to kind = \"mastodon\"",
-                at(m.span())
-            );
-        }
-        let line = at(r.kind.span());
-        let name = match &r.name {
-            Some(n) if !n.get_ref().trim().is_empty() => n.get_ref().trim().to_string(),
-            Some(n) => bail!("{}: publish.name must not be empty", at(n.span())),
+        let raw = r.get_ref();
+        let kind = kind_of(raw);
+        let c = common(raw);
+        let name = match c.name {
+            Some(n) if !n.trim().is_empty() => n.trim().to_string(),
+            Some(_) => bail!("{}: publish.name must not be empty", t.key("name")),
             None => kind.as_str().to_string(),
         };
-        if out.iter().any(|t| t.name == name) {
+        if out.iter().any(|o| o.name == name) {
             bail!(
-                "{line}: two [[publish]] targets are called {name:?}: give each a distinct `name` \
-                 (it keys what was posted in publish-state.json)"
+                "{}: two [[publish]] targets are called {name:?}: give each a distinct `name` \
+                 (it keys what was posted in publish-state.json)",
+                t.at()
             );
         }
-        let env = |v: &Option<Spanned<String>>, key: &str, default: &str| -> Result<String> {
-            v.as_ref()
-                .map(|v| env_name(v, key, at))
-                .unwrap_or_else(|| Ok(default.to_string()))
-        };
-        let (handle, endpoint, secret_env, signing_env) = match kind {
-            Bluesky => {
-                let Some(h) = &r.handle else {
-                    bail!(
-                        "{line}: publish: kind = \"bluesky\" needs `handle` (e.g. \"matome.bsky.social\")"
-                    );
-                };
-                let service = match &r.service {
-                    Some(s) => http_url(s, "publish.service", at)?,
-                    None => "https://bsky.social".to_string(),
-                };
-                (
-                    h.get_ref().trim().trim_start_matches('@').to_string(),
-                    service,
-                    env(&r.password_env, "password_env", kind.default_secret_env())?,
-                    None,
-                )
-            }
-            Mastodon => {
-                let Some(i) = &r.instance else {
-                    bail!(
-                        "{line}: publish: kind = \"mastodon\" needs `instance` (e.g. \"https://mastodon.social\")"
-                    );
-                };
-                (
-                    String::new(),
-                    http_url(i, "publish.instance", at)?,
-                    env(&r.token_env, "token_env", kind.default_secret_env())?,
-                    None,
-                )
-            }
-            Slack | Discord => (
-                String::new(),
-                String::new(),
-                env(&r.url_env, "url_env", kind.default_secret_env())?,
-                None,
-            ),
-            Webhook => {
-                let endpoint = match &r.url {
-                    Some(u) => http_url(u, "publish.url", at)?,
-                    None => String::new(),
-                };
-                (
-                    String::new(),
-                    endpoint,
-                    env(&r.url_env, "url_env", "MATOME_WEBHOOK_URL")?,
-                    Some(env(&r.secret_env, "secret_env", kind.default_secret_env())?),
-                )
-            }
-        };
-        let visibility = match &r.visibility {
-            None => "public".to_string(),
-            Some(v)
-                if ["public", "unlisted", "private", "direct"].contains(&v.get_ref().as_str()) =>
-            {
-                v.get_ref().clone()
-            }
-            Some(v) => bail!(
-                "{}: publish.visibility must be \"public\", \"unlisted\", \"private\" or \"direct\"",
-                at(v.span())
-            ),
-        };
-        let max_chars = match &r.max_chars {
-            None => None,
-            Some(m) if *m.get_ref() >= 100 => Some(*m.get_ref()),
-            Some(m) => bail!("{}: publish.max_chars must be at least 100", at(m.span())),
-        };
-        let max_posts_per_run = match &r.max_posts_per_run {
-            None => 3,
-            Some(m) if *m.get_ref() >= 1 => *m.get_ref(),
-            Some(m) => bail!(
-                "{}: publish.max_posts_per_run must be at least 1",
-                at(m.span())
-            ),
-        };
+        let service = service(raw, &name, &t)?;
         out.push(PublishTarget {
+            hashtags: t.range(c.hashtags, "hashtags", 0, 100, 3)? as usize,
+            trends: c.trends.unwrap_or(true),
+            max_posts_per_run: t.range(c.max_posts_per_run, "max_posts_per_run", 1, 1000, 3)?
+                as usize,
+            max_age_hours: t.range(c.max_age_hours, "max_age_hours", 1, 8760, 24)? as u32,
             name,
-            kind,
-            handle,
-            endpoint,
-            secret_env,
-            signing_env,
-            hashtags: r.hashtags.unwrap_or(3),
-            max_chars,
-            visibility,
-            trends: r.trends.unwrap_or(true),
-            max_posts_per_run,
+            service,
         });
     }
     Ok(out)
 }
 
-/// Validates `[alerts]`.
-pub(crate) fn alert_settings(
-    raw: Option<RawAlerts>,
-    name: &str,
-    at: At,
-) -> Result<Option<AlertSettings>> {
-    let Some(raw) = raw else { return Ok(None) };
-    let feed_failing_hours = match &raw.feed_failing_hours {
-        None => 24,
-        Some(h) if *h.get_ref() >= 1 => *h.get_ref(),
-        Some(h) => bail!(
-            "{}: alerts.feed_failing_hours must be at least 1",
-            at(h.span())
-        ),
-    };
-    let webhook_env = raw
-        .webhook_env
-        .as_ref()
-        .map(|v| {
-            env_name(v, "webhook_env", at)
-                .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("publish.", "alerts.")))
-        })
-        .transpose()?;
-    let email = match raw.email {
-        None => None,
-        Some(e) => {
-            let host = e.host.get_ref().trim().to_string();
-            if host.is_empty() {
-                bail!("{}: alerts.email.host must not be empty", at(e.host.span()));
-            }
-            let from = e.from.get_ref().trim().to_string();
-            if from.parse::<lettre::message::Mailbox>().is_err() {
-                bail!(
-                    "{}: alerts.email.from must be an e-mail address such as \"matome <bot@example.jp>\", not {from:?}",
-                    at(e.from.span())
-                );
-            }
-            if e.to.get_ref().is_empty() {
-                bail!(
-                    "{}: alerts.email.to must list at least one address",
-                    at(e.to.span())
-                );
-            }
-            for t in e.to.get_ref() {
-                if t.parse::<lettre::message::Mailbox>().is_err() {
-                    bail!(
-                        "{}: alerts.email.to: {t:?} is not an e-mail address",
-                        at(e.to.span())
-                    );
-                }
-            }
-            Some(EmailSettings {
-                host,
-                port: e.port.unwrap_or(587),
-                from,
-                to: e.to.into_inner(),
-                user_env: e.user_env.unwrap_or_else(|| "MATOME_SMTP_USER".into()),
-                password_env: e
-                    .password_env
-                    .unwrap_or_else(|| "MATOME_SMTP_PASSWORD".into()),
-                starttls: e.starttls.unwrap_or(true),
-                ca_file: e.ca_file,
-            })
-        }
-    };
-    if webhook_env.is_none() && email.is_none() {
-        bail!(
-            "{name}: [alerts] says where to send alerts: set `webhook_env` (the environment variable holding \
-             the webhook URL) and/or an [alerts.email] table"
-        );
-    }
-    Ok(Some(AlertSettings {
-        feed_failing_hours,
-        webhook_env,
-        email,
-    }))
-}
+mod alerts;
+pub use alerts::{AlertSettings, EmailSettings};
+pub(crate) use alerts::{RawAlerts, alert_settings};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::Config;
-
-    const HEAD: &str = "title = \"t\"\nbase_url = \"https://u.github.io/r/\"\n";
-
-    fn parse(tail: &str) -> Result<Config> {
-        Config::parse(&format!("{HEAD}{tail}"), "matome.toml")
-    }
-
-    #[test]
-    fn targets_get_their_defaults() {
-        let c = parse(
-            "[[publish]]\nkind = \"bluesky\"\nhandle = \"@me.bsky.social\"\n\n[[publish]]\nkind = \"mastodon\"\ninstance = \"https://mstdn.jp/\"\nmax_chars = 1000\n\n[[publish]]\nkind = \"slack\"\n",
-        )
-        .unwrap();
-        let [b, m, s] = &c.publish[..] else {
-            panic!("{:?}", c.publish)
-        };
-        assert_eq!(
-            (b.name.as_str(), b.handle.as_str()),
-            ("bluesky", "me.bsky.social")
-        );
-        assert_eq!(b.endpoint, "https://bsky.social");
-        assert_eq!(b.secret_env, "MATOME_BLUESKY_APP_PASSWORD");
-        assert_eq!(
-            (m.endpoint.as_str(), m.max_chars),
-            ("https://mstdn.jp", Some(1000))
-        );
-        assert_eq!(m.secret_env, "MATOME_MASTODON_TOKEN");
-        assert_eq!(s.secret_env, "MATOME_SLACK_WEBHOOK_URL");
-        assert_eq!((b.hashtags, b.max_posts_per_run, b.trends), (3, 3, true));
-        assert!(c.alerts.is_none());
-    }
-
-    #[test]
-    fn unknown_and_misplaced_keys_name_the_line() {
-        let e = parse("\n[[publish]]\nkind = \"slack\"\ncolour = \"red\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("matome.toml:6:") && e.contains("colour"),
-            "{e}"
-        );
-        let e = parse("[[publish]]\nkind = \"slack\"\nhandle = \"x\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("matome.toml:5:") && e.contains("handle"),
-            "{e}"
-        );
-        let e = parse("[[publish]]\nkind = \"x\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("matome.toml:4:") && e.contains("bluesky"),
-            "{e}"
-        );
-        let e = parse("[[publish]]\nkind = \"bluesky\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("needs `handle`"), "{e}");
-    }
-
-    #[test]
-    fn a_secret_in_the_config_is_refused() {
-        // A Slack or Discord webhook URL carries its token: only its variable's name goes here.
-        let e = parse(
-            "[[publish]]\nkind = \"slack\"\nurl = \"https://hooks.slack.com/services/T/B/X\"\n",
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("url_env"), "{e}");
-        let e = parse("[[publish]]\nkind = \"bluesky\"\nhandle = \"h\"\npassword_env = \"abcd-efgh-ijkl-mnop\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("NAME of an environment variable"), "{e}");
-    }
-
-    #[test]
-    fn two_targets_of_a_kind_need_names() {
-        let t = "[[publish]]\nkind = \"discord\"\n\n[[publish]]\nkind = \"discord\"\n";
-        let e = parse(t).unwrap_err().to_string();
-        assert!(e.contains("distinct `name`"), "{e}");
-        let ok = parse(&t.replacen(
-            "kind = \"discord\"\n",
-            "kind = \"discord\"\nname = \"d2\"\nurl_env = \"D2\"\n",
-            1,
-        ))
-        .unwrap();
-        assert_eq!(ok.publish[0].name, "d2");
-    }
-
-    #[test]
-    fn alerts_need_a_destination_and_valid_addresses() {
-        let e = parse("[alerts]\nfeed_failing_hours = 12\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("webhook_env"), "{e}");
-        let e = parse("[alerts.email]\nhost = \"smtp.example.jp\"\nfrom = \"not an address\"\nto = [\"a@example.jp\"]\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("matome.toml:5:") && e.contains("alerts.email.from"),
-            "{e}"
-        );
-        let c = parse("[alerts.email]\nhost = \"smtp.example.jp\"\nfrom = \"bot@example.jp\"\nto = [\"a@example.jp\"]\n").unwrap();
-        let a = c.alerts.unwrap();
-        assert_eq!(a.feed_failing_hours, 24);
-        let m = a.email.unwrap();
-        assert_eq!(
-            (m.port, m.starttls, m.password_env.as_str()),
-            (587, true, "MATOME_SMTP_PASSWORD")
-        );
-    }
-}
+mod tests;

@@ -4,8 +4,11 @@
 //! Per target: the "since" mark taken on its first run (the newest digest then; only later
 //! posts are sent, so an existing archive does not flood a new target), how far it has posted
 //! (posts go out in time order, so one cursor says what was posted), and its failures with the
-//! back-off before the next try. Per alert problem: since when it is open and whether (when) the
-//! alert went out. The file stays small: a few lines per target and per open problem.
+//! back-off before the next try; the attempt under way (written before a post is sent, so a run
+//! killed mid-request leaves a record the next run settles), the posts a service refused for
+//! good (dropped, with the reason) and those skipped for being too old. Per alert problem
+//! ([`Problem`]): since when it is open and whether (when) the alert went out. The file stays
+//! small: a few lines per target and per open problem.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,9 +29,89 @@ pub struct PublishState {
     pub version: u32,
     /// Keyed by the target's `name`.
     pub targets: BTreeMap<String, TargetState>,
-    /// Open (and recently closed, until the recovery is sent) problems, keyed like
+    /// Open (and recently closed, until the recovery is sent) problems; written as keys like
     /// `feed:URL` or `step:build`.
-    pub alerts: BTreeMap<String, AlertState>,
+    pub alerts: BTreeMap<Problem, AlertState>,
+}
+
+/// What an alert is about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Problem {
+    /// A configured feed failing (`feed:URL`).
+    Feed(String),
+    /// A `[[publish]]` target failing (`publish:NAME`).
+    Publish(String),
+    /// A workflow step reported failed (`step:NAME`).
+    Step(String),
+    /// A post a service refused for good (`dropped:POST@TARGET`): alerted once, no recovery.
+    Dropped { target: String, post: String },
+    /// A key this matome does not know (a newer one's), kept as it is.
+    Other(String),
+}
+
+impl Problem {
+    /// Its key in `publish-state.json`.
+    pub fn key(&self) -> String {
+        match self {
+            Problem::Feed(u) => format!("feed:{u}"),
+            Problem::Publish(n) => format!("publish:{n}"),
+            Problem::Step(s) => format!("step:{s}"),
+            Problem::Dropped { target, post } => format!("dropped:{post}@{target}"),
+            Problem::Other(k) => k.clone(),
+        }
+    }
+
+    /// Reads a key (post ids never hold `@`, so a dropped post's key splits at its first).
+    pub fn parse(key: &str) -> Problem {
+        if let Some(u) = key.strip_prefix("feed:") {
+            Problem::Feed(u.to_string())
+        } else if let Some(n) = key.strip_prefix("publish:") {
+            Problem::Publish(n.to_string())
+        } else if let Some(s) = key.strip_prefix("step:") {
+            Problem::Step(s.to_string())
+        } else if let Some((post, target)) =
+            key.strip_prefix("dropped:").and_then(|r| r.split_once('@'))
+        {
+            Problem::Dropped {
+                target: target.to_string(),
+                post: post.to_string(),
+            }
+        } else {
+            Problem::Other(key.to_string())
+        }
+    }
+}
+
+impl Serialize for Problem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.key())
+    }
+}
+
+impl<'de> Deserialize<'de> for Problem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Problem, D::Error> {
+        Ok(Problem::parse(&String::deserialize(d)?))
+    }
+}
+
+/// A post being sent: written before the request, cleared with its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// The post's id (`digest:…`, `trends:…`).
+    pub post: String,
+    /// Its place in time (where the cursor moves once it is settled).
+    pub order: DateTime<FixedOffset>,
+    /// When the request was started.
+    pub started: DateTime<FixedOffset>,
+}
+
+/// A post that was not sent, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dropped {
+    pub post: String,
+    pub at: DateTime<FixedOffset>,
+    /// What the service answered (secrets redacted).
+    pub reason: String,
 }
 
 /// One `[[publish]]` target's record.
@@ -66,6 +149,27 @@ pub struct TargetState {
     /// Not to be tried before this time (back-off after repeated failures).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_attempt: Option<DateTime<FixedOffset>>,
+    /// The post being sent when the last run stopped without its result (settled by the next).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<Attempt>,
+    /// Posts a run ended during and that were taken as sent (at most once: see the README).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unconfirmed: u64,
+    /// The latest posts the service refused for good (the newest [`DROPPED_KEPT`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<Dropped>,
+    /// Posts skipped for being older than `max_age_hours`, over the target's life, and the last.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_skipped: Option<String>,
+}
+
+/// Dropped posts kept per target.
+pub const DROPPED_KEPT: usize = 20;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One problem an alert is (or was) about.
@@ -87,6 +191,9 @@ pub struct AlertState {
     pub recovered: Option<DateTime<FixedOffset>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recovery_sent_to: Vec<String>,
+    /// The untrusted part of the message (a feed's or a service's error), quoted inert.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl PublishState {
@@ -141,6 +248,7 @@ impl TargetState {
         self.last_post = Some(id.to_string());
         self.last_post_ref = remote;
         self.posts += 1;
+        self.attempt = None;
         self.last_attempt = Some(now);
         self.consecutive_failures = 0;
         self.last_error = None;
@@ -148,10 +256,51 @@ impl TargetState {
         self.next_attempt = None;
     }
 
+    /// Records a post the service refused for good: the cursor moves past it, the reason is kept
+    /// (and alerted once by `matome alert`). Not a failure of the target.
+    pub fn record_dropped(
+        &mut self,
+        now: DateTime<FixedOffset>,
+        order: DateTime<FixedOffset>,
+        post: &str,
+        reason: String,
+    ) {
+        self.posted_through = Some(order);
+        self.attempt = None;
+        self.last_attempt = Some(now);
+        self.dropped.push(Dropped {
+            post: post.to_string(),
+            at: now,
+            reason,
+        });
+        let excess = self.dropped.len().saturating_sub(DROPPED_KEPT);
+        self.dropped.drain(..excess);
+    }
+
+    /// Records posts skipped for their age, through `order`.
+    pub fn record_skipped(&mut self, order: DateTime<FixedOffset>, n: u64, last: &str) {
+        self.posted_through = Some(order);
+        self.skipped += n;
+        self.last_skipped = Some(last.to_string());
+    }
+
+    /// Records a rate limit: not tried again before `until` (the service's reset time).
+    pub fn record_rate_limited(
+        &mut self,
+        name: &str,
+        now: DateTime<FixedOffset>,
+        until: DateTime<FixedOffset>,
+        error: String,
+    ) {
+        self.record_failure(name, now, error);
+        self.next_attempt = Some(self.next_attempt.map_or(until, |t| t.max(until)));
+    }
+
     /// Records a failure: retried at the next run, then after a growing back-off (the fetch
     /// state's: 1 h, 2 h, 4 h … up to a day, with jitter).
     pub fn record_failure(&mut self, name: &str, now: DateTime<FixedOffset>, error: String) {
         const H: Duration = Duration::from_secs(3600);
+        self.attempt = None;
         self.last_attempt = Some(now);
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         self.last_error = Some(error);
@@ -217,7 +366,10 @@ mod tests {
             },
         );
         st.alerts.insert(
-            "step:build".into(),
+            Problem::Dropped {
+                target: "a:b@c".into(),
+                post: "digest:2021-07-20T08:00:00+09:00".into(),
+            },
             AlertState {
                 since: t("2021-07-20T08:00:00+09:00"),
                 message: "m".into(),
@@ -225,9 +377,24 @@ mod tests {
                 sent_to: vec![],
                 recovered: None,
                 recovery_sent_to: vec![],
+                detail: Some("d".into()),
+            },
+        );
+        st.alerts.insert(
+            Problem::Step("build".into()),
+            AlertState {
+                since: t("2021-07-20T08:00:00+09:00"),
+                message: "m".into(),
+                alerted: None,
+                sent_to: vec![],
+                recovered: None,
+                recovery_sent_to: vec![],
+                detail: None,
             },
         );
         st.save(dir.path()).unwrap();
+        let text = std::fs::read_to_string(PublishState::path(dir.path())).unwrap();
+        assert!(text.contains("\"step:build\""), "{text}");
         assert_eq!(PublishState::load(dir.path()).unwrap(), st);
     }
 }

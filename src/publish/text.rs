@@ -13,10 +13,16 @@ use serde::Serialize;
 use tera::Tera;
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::limits::{Limit, graphemes};
+
 /// The built-in templates: name → source.
 pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ("publish/post.txt", include_str!("templates/post.txt")),
     ("publish/trends.txt", include_str!("templates/trends.txt")),
+    (
+        "publish/bookmark.txt",
+        include_str!("templates/bookmark.txt"),
+    ),
 ];
 
 /// A trend word and its search volume.
@@ -82,6 +88,11 @@ impl Templates {
     }
 
     fn render(&self, name: &str, view: &PostView) -> Result<String> {
+        self.render_value(name, view)
+    }
+
+    /// Renders `name` with any view (a bookmark's), blank lines dropped.
+    pub fn render_value<T: Serialize>(&self, name: &str, view: &T) -> Result<String> {
         let ctx = tera::Context::from_serialize(view).context("preparing a post's view")?;
         let text = self
             .tera
@@ -97,45 +108,40 @@ impl Templates {
         Ok(lines.join("\n"))
     }
 
-    /// Renders `name` with `view`, shortened until `measure(text) <= limit`.
-    pub fn render_within(
-        &self,
-        name: &str,
-        view: &PostView,
-        limit: usize,
-        measure: &dyn Fn(&str) -> usize,
-    ) -> Result<String> {
+    /// Renders `name` with `view`, shortened until `limit` fits it.
+    pub fn render_within(&self, name: &str, view: &PostView, limit: &Limit) -> Result<String> {
+        let fits = |t: &str| limit.fits(t);
         let mut v = view.clone();
         let text = self.render(name, &v)?;
-        if measure(&text) <= limit {
+        if fits(&text) {
             return Ok(text);
         }
         while !v.hashtags.is_empty() {
             v.hashtags.pop();
             let text = self.render(name, &v)?;
-            if measure(&text) <= limit {
+            if fits(&text) {
                 return Ok(text);
             }
         }
         while v.trend_words.len() > 1 {
             v.trend_words.pop();
             let text = self.render(name, &v)?;
-            if measure(&text) <= limit {
+            if fits(&text) {
                 return Ok(text);
             }
         }
         // The longest heading prefix (then "…") that fits: a binary search over graphemes.
         let g: Vec<&str> = view.heading.graphemes(true).collect();
-        let mut fits = |k: usize| -> Result<Option<String>> {
+        let mut try_k = |k: usize| -> Result<Option<String>> {
             v.heading = format!("{}…", g[..k].concat());
             let text = self.render(name, &v)?;
-            Ok((measure(&text) <= limit).then_some(text))
+            Ok(fits(&text).then_some(text))
         };
-        if let Some(mut best) = fits(0)? {
+        if let Some(mut best) = try_k(0)? {
             let (mut lo, mut hi) = (0, g.len().saturating_sub(1));
             while lo < hi {
                 let mid = (lo + hi).div_ceil(2);
-                match fits(mid)? {
+                match try_k(mid)? {
                     Some(text) => {
                         best = text;
                         lo = mid;
@@ -145,28 +151,31 @@ impl Templates {
             }
             return Ok(best);
         }
-        // Only a template that alone exceeds the limit gets here.
+        // Only a template (or one trend word) that alone exceeds the limit gets here.
         v.heading = String::new();
         let text = self.render(name, &v)?;
-        if measure(&text) <= limit {
+        if fits(&text) {
             return Ok(text);
         }
-        Ok(cut(&text, limit, measure))
+        Ok(cut(&text, &fits))
     }
 }
 
-/// Cuts `text` to the longest grapheme prefix (plus "…") that `measure`s within `limit`.
-fn cut(text: &str, limit: usize, measure: &dyn Fn(&str) -> usize) -> String {
-    let mut out = String::new();
-    for g in text.graphemes(true) {
-        let next = format!("{out}{g}…");
-        if measure(&next) > limit {
-            break;
+/// Cuts `text` to the longest grapheme prefix (plus "…") that fits: a binary search, so a long
+/// text costs a logarithmic number of measures.
+pub fn cut(text: &str, fits: &dyn Fn(&str) -> bool) -> String {
+    let g: Vec<&str> = text.graphemes(true).collect();
+    let with = |k: usize| format!("{}…", g[..k].concat());
+    let (mut lo, mut hi) = (0, g.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&with(mid)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
         }
-        out.push_str(g);
     }
-    out.push('…');
-    out
+    with(lo)
 }
 
 /// A word as a hashtag (without `#`): letters, digits and `_` of any script are kept, the rest
@@ -198,36 +207,6 @@ pub fn hashtags<'a>(words: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<S
     out
 }
 
-/// Bluesky's length: graphemes.
-pub fn graphemes(text: &str) -> usize {
-    text.graphemes(true).count()
-}
-
-/// Mastodon's length: graphemes, with every http(s) URL counted as 23 whatever its length.
-pub fn mastodon_length(text: &str) -> usize {
-    let mut n = 0;
-    for word in text.split_inclusive(char::is_whitespace) {
-        let trimmed = word.trim_end_matches(char::is_whitespace);
-        if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
-            n += 23 + graphemes(&word[trimmed.len()..]);
-        } else {
-            n += graphemes(word);
-        }
-    }
-    n
-}
-
-/// A plain character count (for the webhook, which has no limit).
-pub fn chars(text: &str) -> usize {
-    text.chars().count()
-}
-
-/// Discord's and Slack's length: their servers count JavaScript string length, UTF-16 code
-/// units (an emoji outside the BMP counts 2), never fewer than characters or graphemes.
-pub fn utf16_len(text: &str) -> usize {
-    text.encode_utf16().count()
-}
-
 /// A Bluesky rich-text facet: a byte range of the UTF-8 text and what it is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Facet {
@@ -244,10 +223,11 @@ pub struct ByteSlice {
     pub byte_end: usize,
 }
 
-/// The facets of a post's text: every occurrence of `link` as a `#link`, and every `#tag`
-/// (at the start or after white space; letters, digits, `_`; not only digits; at most 64
-/// graphemes, Bluesky's limit) as a `#tag` without its `#`.
-pub fn facets(text: &str, link: &str) -> Vec<Facet> {
+/// The facets of a post's text: every occurrence of `link` (the page's URL) as a `#link`, and
+/// every `#tag` of `tags` (the hashtags matome made; at the start or after white space, ending
+/// at a character that is not a letter, digit or `_`) as a `#tag` without its `#`. Nothing
+/// else in the text becomes a facet: text from feeds reaches Bluesky as plain text.
+pub fn facets(text: &str, link: &str, tags: &[String]) -> Vec<Facet> {
     let mut out = Vec::new();
     if !link.is_empty() {
         for (start, _) in text.match_indices(link) {
@@ -273,7 +253,7 @@ pub fn facets(text: &str, link: &str) -> Vec<Facet> {
                 .map(char::len_utf8)
                 .sum();
             let tag = &rest[..len];
-            if !tag.is_empty() && !tag.chars().all(char::is_numeric) && graphemes(tag) <= 64 {
+            if !tag.is_empty() && tags.iter().any(|t| t == tag) {
                 out.push(Facet {
                     index: ByteSlice {
                         byte_start: i,
@@ -327,8 +307,15 @@ mod tests {
     #[test]
     fn facets_are_utf8_byte_ranges_of_tags_and_link() {
         let text = "まとめ https://e.jp/a/\n#生成AI #日本銀行 a#no #123";
-        let f = facets(text, "https://e.jp/a/");
+        let tags = [
+            "生成AI".to_string(),
+            "日本銀行".to_string(),
+            "no".to_string(),
+        ];
+        let f = facets(text, "https://e.jp/a/", &tags);
         assert_eq!(f.len(), 3, "{f:?}");
+        // A `#word` matome did not make is no tag, wherever it is.
+        assert_eq!(facets("#BreakingScam", "", &tags), vec![]);
         assert_eq!(
             &text[f[0].index.byte_start..f[0].index.byte_end],
             "https://e.jp/a/"
@@ -382,16 +369,10 @@ mod tests {
         std::fs::write(&p, format!("{}{{{{ heading }}}}", "長".repeat(400))).unwrap();
         let t = Templates::load(dir.path(), "default").unwrap();
         let text = t
-            .render_within("publish/post.txt", &view("見出し", &[]), 300, &graphemes)
+            .render_within("publish/post.txt", &view("見出し", &[]), &Limit::Bluesky)
             .unwrap();
         assert_eq!(graphemes(&text), 300);
         assert!(text.ends_with("長…"), "{text}");
-    }
-
-    #[test]
-    fn mastodon_counts_a_url_as_23() {
-        let url = format!("https://example.jp/{}", "a".repeat(100));
-        assert_eq!(mastodon_length(&format!("日本 {url}\n#x")), 3 + 23 + 3);
     }
 
     #[test]
@@ -401,7 +382,7 @@ mod tests {
         let mut v = view("RSSフィード2021-07-20 08:00 分まとめ(42件)", &[]);
         v.hashtags = tags;
         let text = t
-            .render_within("publish/post.txt", &v, 300, &graphemes)
+            .render_within("publish/post.txt", &v, &Limit::Bluesky)
             .unwrap();
         assert!(graphemes(&text) <= 300);
         assert!(text.starts_with("RSSフィード2021-07-20 08:00 分まとめ(42件)\nhttps://"));
@@ -409,7 +390,7 @@ mod tests {
         let long = "長い見出し".repeat(100);
         let v = view(&long, &["生成AI"]);
         let text = t
-            .render_within("publish/post.txt", &v, 300, &graphemes)
+            .render_within("publish/post.txt", &v, &Limit::Bluesky)
             .unwrap();
         assert!(graphemes(&text) <= 300, "{}", graphemes(&text));
         assert!(
