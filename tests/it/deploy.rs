@@ -730,22 +730,24 @@ fn init_deploy_s3_writes_a_workflow_that_fetches_commits_builds_and_deploys() {
         wf["concurrency"]["cancel-in-progress"].as_bool(),
         Some(false)
     );
-    let steps = wf["jobs"]["update"]["steps"].as_vec().expect("steps");
-    let run_index = |needle: &str| {
-        steps
+    let steps = |job: &str| wf["jobs"][job]["steps"].as_vec().expect("steps");
+    let run_index = |job: &str, needle: &str| {
+        steps(job)
             .iter()
             .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
-            .unwrap_or_else(|| panic!("no step runs {needle:?}"))
+            .unwrap_or_else(|| panic!("no step of {job} runs {needle:?}"))
     };
-    let (fetch, commit, build, deploy) = (
-        run_index("matome fetch"),
-        run_index("git commit"),
-        run_index("matome build"),
-        run_index("matome deploy"),
+    let (fetch, build) = (
+        run_index("update", "matome fetch"),
+        run_index("update", "matome build"),
     );
-    assert!(fetch < commit && commit < build && build < deploy);
-    crate::init_check::assert_caches(steps);
-    let env = &steps[deploy]["env"];
+    assert!(fetch < build);
+    run_index("commit", "git commit");
+    let deploy = run_index("deploy", "matome deploy");
+    let needs = wf["jobs"]["deploy"]["needs"].as_vec().unwrap();
+    assert_eq!(needs.len(), 2, "after the update and the commit: {needs:?}");
+    crate::init_check::assert_caches(steps("update"));
+    let env = &steps("deploy")[deploy]["env"];
     for secret in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
         assert_eq!(
             env[secret].as_str(),

@@ -28,3 +28,4 @@ mod support;
 mod support_selftest;
 mod theme;
 mod trends;
+mod workflow;
