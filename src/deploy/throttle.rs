@@ -5,7 +5,9 @@
 //! - answers a `503` (S3's `SlowDown`) or `429` by waiting what the bucket's `Retry-After` asks
 //!   (seconds or an HTTP date, at most a minute), else an exponential back-off from 1 s to
 //!   30 s, plus up to half again as jitter, and trying again, until the request has waited
-//!   `[deploy] throttle_wait` in all (then it fails, naming the status and the wait);
+//!   `[deploy] throttle_wait` in all (then it fails, naming the status and the wait, and every
+//!   request after it fails at once: a bucket that never stops throttling ends the deploy in
+//!   about `throttle_wait`, not that long per object);
 //! - holds every request that has not started yet for that `Retry-After` too (the whole
 //!   deploy pauses, not just the throttled request);
 //! - runs at most [`Limiter`]'s current number of requests at once: it starts at `[deploy]
@@ -51,6 +53,8 @@ struct State {
     paused_until: Option<Instant>,
     throttled: u64,
     lowest: usize,
+    /// A request ran out of its wait: the rest are not sent.
+    gave_up: bool,
 }
 
 /// What throttling did to a deploy, for its report.
@@ -89,6 +93,7 @@ impl Limiter {
                 paused_until: None,
                 throttled: 0,
                 lowest: max,
+                gave_up: false,
             }),
             changed: Notify::new(),
         })
@@ -159,6 +164,15 @@ impl Limiter {
         }
     }
 
+    fn give_up(&self) {
+        self.state.lock().expect("limiter").gave_up = true;
+        self.changed.notify_waiters();
+    }
+
+    fn gave_up(&self) -> bool {
+        self.state.lock().expect("limiter").gave_up
+    }
+
     pub fn stats(&self) -> ThrottleStats {
         let s = self.state.lock().expect("limiter");
         ThrottleStats {
@@ -208,6 +222,11 @@ pub struct KeptThrottling {
     waited: Duration,
 }
 
+/// The error of a request not sent because another one ran out of `throttle_wait`.
+#[derive(Debug, thiserror::Error)]
+#[error("not sent: the bucket kept throttling another request past [deploy] throttle_wait")]
+pub struct GaveUp;
+
 /// The [`HttpConnector`] `matome deploy` gives `object_store`: reqwest under [`Throttled`].
 #[derive(Debug, Clone)]
 pub struct ThrottledConnector {
@@ -246,7 +265,13 @@ impl HttpService for Throttled {
         let mut waited = Duration::ZERO;
         let mut attempt = 0u32;
         loop {
+            if self.limiter.gave_up() {
+                return Err(HttpError::new(HttpErrorKind::Unknown, GaveUp));
+            }
             let permit = self.limiter.acquire().await;
+            if self.limiter.gave_up() {
+                return Err(HttpError::new(HttpErrorKind::Unknown, GaveUp));
+            }
             let req = HttpRequest::from_parts(parts.clone(), body.clone());
             let response = self.inner.execute(req).await?;
             let status = response.status().as_u16();
@@ -268,6 +293,7 @@ impl HttpService for Throttled {
             drop(permit);
             attempt += 1;
             if waited + wait > self.budget {
+                self.limiter.give_up();
                 return Err(HttpError::new(
                     HttpErrorKind::Unknown,
                     KeptThrottling {

@@ -191,19 +191,24 @@ fn headers(server: &S3Server, rel: &str) -> (String, String) {
 
 /// The demo archive built into public/, with `[deploy]` pointing at `server`.
 fn built_site(server: &S3Server) -> Site {
+    built_site_at(&server.endpoint(), "concurrency = 4\nretries = 1\n")
+}
+
+/// The demo archive built into public/, with `[deploy]` at bucket `news`, prefix `site`, of the
+/// S3-compatible server at `endpoint`, and `settings` (more `[deploy]` keys).
+pub(crate) fn built_site_at(endpoint: &str, settings: &str) -> Site {
     let mut site = demo_site(BASE_URL);
     site.config.append = format!(
         // Every keyword gets a page (the default leaves keywords seen once unlinked): more
         // link targets to resolve through the bucket.
-        "[build]\nkeyword_min_items = 1\n[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{}\"\nregion = \"us-east-1\"\nconcurrency = 4\nretries = 1\n",
-        server.endpoint()
+        "[build]\nkeyword_min_items = 1\n[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{endpoint}\"\nregion = \"us-east-1\"\n{settings}"
     );
     site.write_config(&[]);
     site.matome(&["build"]).assert_success();
     site
 }
 
-fn deploy(site: &Site, args: &[&str]) -> RunOutput {
+pub(crate) fn deploy(site: &Site, args: &[&str]) -> RunOutput {
     deploy_with(site, args, ACCESS_KEY, SECRET_KEY)
 }
 
@@ -222,7 +227,7 @@ fn deploy_with(site: &Site, args: &[&str], key: &str, secret: &str) -> RunOutput
 }
 
 /// The output folder: relative path → bytes.
-fn public(site: &Site) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn public(site: &Site) -> BTreeMap<String, Vec<u8>> {
     let root = site.path("public");
     walkdir::WalkDir::new(&root)
         .into_iter()

@@ -8,6 +8,7 @@ mod caches;
 mod check;
 mod deadline;
 mod deploy;
+mod deploy_hostile;
 mod fetch;
 mod import;
 mod init_check;
