@@ -48,7 +48,11 @@ fn keys_matome_never_writes_are_left_alone_and_named_and_the_deploy_goes_on() {
 
     let out = deploy(&site, &["--dry-run"]);
     out.assert_success();
-    assert!(out.stdout.contains("delete  stale/index.html"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("delete  stale/index.html"),
+        "{}",
+        out.stdout
+    );
     for k in FOREIGN {
         assert!(
             !out.stdout.contains(&format!("delete  {}", &k[5..])),
@@ -85,7 +89,11 @@ fn keys_matome_never_writes_are_left_alone_and_named_and_the_deploy_goes_on() {
     let puts = server.log().iter().filter(|r| r.method == "PUT").count();
     let out = deploy(&site, &[]);
     out.assert_success();
-    assert!(out.stderr.contains("left alone: 5 object(s)"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("left alone: 5 object(s)"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(
         server.log().iter().filter(|r| r.method == "PUT").count(),
         puts,
@@ -159,5 +167,9 @@ fn a_bucket_that_never_stops_throttling_fails_the_deploy_once_throttle_wait_is_s
     assert!(out.stderr.contains("run it again"), "{}", out.stderr);
     // Bounded by throttle_wait (plus a last wait of at most 1.5 × Retry-After), not retried
     // by object_store on top.
-    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
 }

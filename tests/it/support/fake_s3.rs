@@ -229,7 +229,10 @@ fn xml_escape(s: &str) -> String {
 
 fn etag(bytes: &[u8]) -> String {
     let d = Md5::digest(bytes);
-    format!("\"{}\"", d.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    format!(
+        "\"{}\"",
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
 }
 
 type Answer = (u16, Vec<(String, String)>, Vec<u8>);
@@ -250,7 +253,8 @@ fn take_token(shared: &Shared, method: &str) -> bool {
         b.refilled = now;
         return false;
     }
-    b.tokens = (b.tokens + now.duration_since(b.refilled).as_secs_f64() * b.per_second).min(b.burst);
+    b.tokens =
+        (b.tokens + now.duration_since(b.refilled).as_secs_f64() * b.per_second).min(b.burst);
     b.refilled = now;
     if b.tokens >= 1.0 {
         b.tokens -= 1.0;
@@ -283,7 +287,10 @@ fn answer(req: &Req, shared: &Shared, key: &str) -> Answer {
             ("ETag".to_string(), etag(&o.bytes)),
             ("Content-Type".to_string(), o.content_type.clone()),
             ("Cache-Control".to_string(), o.cache_control.clone()),
-            ("Last-Modified".to_string(), "Tue, 20 Jul 2021 08:00:00 GMT".to_string()),
+            (
+                "Last-Modified".to_string(),
+                "Tue, 20 Jul 2021 08:00:00 GMT".to_string(),
+            ),
         ]
     };
     let header = |n: &str| {
@@ -321,7 +328,11 @@ fn answer(req: &Req, shared: &Shared, key: &str) -> Answer {
                 ));
             }
             for (k, o) in page {
-                let shown = if encode { s3_url_encode(k) } else { xml_escape(k) };
+                let shown = if encode {
+                    s3_url_encode(k)
+                } else {
+                    xml_escape(k)
+                };
                 xml.push_str(&format!(
                     "<Contents><Key>{shown}</Key><LastModified>2021-07-20T08:00:00.000Z</LastModified>\
                      <ETag>{}</ETag><Size>{}</Size><StorageClass>STANDARD</StorageClass></Contents>",
@@ -330,19 +341,32 @@ fn answer(req: &Req, shared: &Shared, key: &str) -> Answer {
                 ));
             }
             xml.push_str("</ListBucketResult>");
-            (200, vec![("Content-Type".into(), "application/xml".into())], xml.into_bytes())
+            (
+                200,
+                vec![("Content-Type".into(), "application/xml".into())],
+                xml.into_bytes(),
+            )
         }
         ("POST", true) if q.contains_key("delete") => {
             let body = String::from_utf8_lossy(&req.body).into_owned();
-            let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<DeleteResult>");
+            let mut out =
+                String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<DeleteResult>");
             for part in body.split("<Key>").skip(1) {
                 let k = part.split("</Key>").next().unwrap_or("");
-                let k = k.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+                let k = k
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&amp;", "&");
                 objects.remove(&k);
                 out.push_str(&format!("<Deleted><Key>{}</Key></Deleted>", xml_escape(&k)));
             }
             out.push_str("</DeleteResult>");
-            (200, vec![("Content-Type".into(), "application/xml".into())], out.into_bytes())
+            (
+                200,
+                vec![("Content-Type".into(), "application/xml".into())],
+                out.into_bytes(),
+            )
         }
         ("PUT", false) => {
             let o = Object {
@@ -356,20 +380,32 @@ fn answer(req: &Req, shared: &Shared, key: &str) -> Answer {
         }
         ("GET" | "HEAD", false) => match objects.get(key) {
             Some(o) => {
-                let body = if req.method == "GET" { o.bytes.clone() } else { Vec::new() };
+                let body = if req.method == "GET" {
+                    o.bytes.clone()
+                } else {
+                    Vec::new()
+                };
                 let mut h = meta(o);
                 if req.method == "HEAD" {
                     h.push(("Content-Length".into(), o.bytes.len().to_string()));
                 }
                 (200, h, body)
             }
-            None => (404, Vec::new(), b"<Error><Code>NoSuchKey</Code></Error>".to_vec()),
+            None => (
+                404,
+                Vec::new(),
+                b"<Error><Code>NoSuchKey</Code></Error>".to_vec(),
+            ),
         },
         ("DELETE", false) => {
             objects.remove(key);
             (204, Vec::new(), Vec::new())
         }
-        _ => (400, Vec::new(), b"<Error><Code>InvalidRequest</Code></Error>".to_vec()),
+        _ => (
+            400,
+            Vec::new(),
+            b"<Error><Code>InvalidRequest</Code></Error>".to_vec(),
+        ),
     }
 }
 
@@ -384,7 +420,10 @@ fn serve(mut stream: TcpStream, shared: &Shared) {
     let at = Instant::now();
     // Path style: /BUCKET/KEY.
     let rest = req.path.trim_start_matches('/');
-    let key = rest.split_once('/').map(|(_, k)| decode_path(k)).unwrap_or_default();
+    let key = rest
+        .split_once('/')
+        .map(|(_, k)| decode_path(k))
+        .unwrap_or_default();
     let (status, headers, body) = answer(&req, shared, &key);
     shared.in_flight.fetch_sub(1, Ordering::SeqCst);
     shared.log.lock().unwrap().push(Logged {
