@@ -10,6 +10,7 @@ mod deadline;
 mod deploy;
 mod deploy_hostile;
 mod fetch;
+mod flood;
 mod import;
 mod init_check;
 mod module_graph;
