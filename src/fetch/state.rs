@@ -245,6 +245,26 @@ mod tests {
     const H: Duration = Duration::from_secs(3600);
 
     #[test]
+    fn the_daily_budget_counts_a_day_and_starts_again_the_next() {
+        let day = chrono::NaiveDate::from_ymd_opt(2021, 8, 1).unwrap();
+        let mut fs = FeedState::default();
+        assert_eq!(fs.budget_left(day, 200), 200);
+        fs.spend_budget(day, 150);
+        assert_eq!(fs.budget_left(day, 200), 50);
+        fs.spend_budget(day, 50);
+        assert_eq!(fs.budget_left(day, 200), 0);
+        assert_eq!(
+            fs.budget_left(day, 100),
+            0,
+            "a lowered budget, already spent"
+        );
+        let next = day.succ_opt().unwrap();
+        assert_eq!(fs.budget_left(next, 200), 200);
+        fs.spend_budget(next, 1);
+        assert_eq!((fs.budget_day, fs.budget_used), (Some(next), 1));
+    }
+
+    #[test]
     fn backoff_grows_with_jitter_and_is_capped() {
         assert_eq!(backoff_delay("u", 1, H, 24 * H), Duration::ZERO);
         let mut last = Duration::ZERO;

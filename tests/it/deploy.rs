@@ -201,7 +201,7 @@ pub(crate) fn built_site_at(endpoint: &str, settings: &str) -> Site {
     site.config.append = format!(
         // Every keyword gets a page (the default leaves keywords seen once unlinked): more
         // link targets to resolve through the bucket.
-        "[build]\nkeyword_min_items = 1\n[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{endpoint}\"\nregion = \"us-east-1\"\n{settings}"
+        "[build]\nkeyword_min_items = 1\nkeyword_min_sites = 1\n[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{endpoint}\"\nregion = \"us-east-1\"\n{settings}"
     );
     site.write_config(&[]);
     site.matome(&["build"]).assert_success();
