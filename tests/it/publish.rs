@@ -810,7 +810,6 @@ fn init_writes_the_publish_job_commented_out_and_it_parses_once_uncommented() {
     }
 }
 
-
 #[test]
 fn a_publish_target_failing_a_day_is_alerted_once_and_once_on_recovery() {
     let (services, rec) = start();
