@@ -502,6 +502,27 @@ fn deploy(root: &std::path::Path, args: DeployArgs) -> Result<ExitCode> {
             println!("delete  {d}");
         }
     }
+    if !r.foreign.is_empty() {
+        let shown = crate::deploy::listing::FOREIGN_SHOWN;
+        eprintln!(
+            "note: left alone: {} object(s) under {} whose keys matome never writes (not the site's: \
+             never uploaded over or deleted):",
+            r.foreign.len(),
+            r.target
+        );
+        for k in r.foreign.iter().take(shown) {
+            eprintln!("  {k:?}");
+        }
+        if r.foreign.len() > shown {
+            eprintln!("  … and {} more", r.foreign.len() - shown);
+        }
+    }
+    if r.throttle.throttled > 0 {
+        eprintln!(
+            "note: the bucket throttled {} request(s); requests at once went down to {}",
+            r.throttle.throttled, r.throttle.lowest_concurrency
+        );
+    }
     println!(
         "{}{}: {} files, {} {} ({} bytes), {} unchanged, {} {} in {:.2} s",
         if r.dry_run { "dry run: " } else { "deployed " },

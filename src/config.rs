@@ -96,6 +96,9 @@ pub struct BuildSettings {
     /// keyword a page. Real archives have many keywords seen once: 2 keeps a year's site far
     /// smaller (GitHub Pages sites should stay under 1 GB).
     pub keyword_min_items: usize,
+    /// ... and items from at least this many distinct sites: one feed alone (whose site name is
+    /// fixed at its first title) cannot make keyword pages, however many items it sends.
+    pub keyword_min_sites: usize,
     /// A keyword's list keeps its first page and its newest numbered pages up to this many pages
     /// in all (0: every page); its older items stay on their digest, category and site pages and
     /// in search. The most frequent keywords carry a third of an archive's items.
@@ -111,6 +114,7 @@ impl Default for BuildSettings {
             items_per_page: 100,
             digests_per_page: 24,
             keyword_min_items: 2,
+            keyword_min_sites: 2,
             keyword_max_pages: 10,
             size_warning_mb: 900,
         }
@@ -155,6 +159,9 @@ pub struct FetchSettings {
     pub retry_after_max_wait: Duration,
     /// Items kept per feed per run (the newest first as the feed lists them).
     pub max_items_per_feed: usize,
+    /// New items archived per feed per day (the site's calendar day); the rest wait for a later
+    /// day's run (see `fetch::run`).
+    pub max_items_per_feed_day: usize,
     /// Titles longer than this many characters are cut (with "…").
     pub max_title_chars: usize,
     /// The plain text kept from an item's description.
@@ -206,6 +213,7 @@ impl Default for FetchSettings {
             max_redirects: 5,
             retry_after_max_wait: Duration::from_secs(10),
             max_items_per_feed: 200,
+            max_items_per_feed_day: 200,
             max_title_chars: 300,
             max_text_chars: 1000,
             backoff_base: Duration::from_secs(3600),
@@ -254,6 +262,7 @@ struct RawFetch {
     max_redirects: Int,
     retry_after_max_wait: Real,
     max_items_per_feed: Int,
+    max_items_per_feed_day: Int,
     max_title_chars: Int,
     max_text_chars: Int,
     backoff_base: Real,
@@ -286,6 +295,7 @@ struct RawBuild {
     items_per_page: Int,
     digests_per_page: Int,
     keyword_min_items: Int,
+    keyword_min_sites: Int,
     keyword_max_pages: Int,
     size_warning_mb: Int,
 }
@@ -384,6 +394,11 @@ impl Config {
                 raw.build.keyword_min_items,
                 "build.keyword_min_items",
                 b.keyword_min_items,
+            )?,
+            keyword_min_sites: r.int(
+                raw.build.keyword_min_sites,
+                "build.keyword_min_sites",
+                b.keyword_min_sites,
             )?,
             keyword_max_pages: r.int(
                 raw.build.keyword_max_pages,
@@ -498,6 +513,11 @@ impl Config {
                 raw.max_items_per_feed,
                 "fetch.max_items_per_feed",
                 d.max_items_per_feed,
+            )?,
+            max_items_per_feed_day: r.int(
+                raw.max_items_per_feed_day,
+                "fetch.max_items_per_feed_day",
+                d.max_items_per_feed_day,
             )?,
             max_title_chars: r.int(
                 raw.max_title_chars,

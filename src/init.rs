@@ -2,7 +2,9 @@
 //!
 //! Writes matome.toml (with example feeds), content/, .gitignore and
 //! `.github/workflows/matome.yml`: every hour, GitHub Actions fetches, commits the new snapshot
-//! and the fetch state, builds with the Pages URL and deploys to GitHub Pages. No copy of the
+//! and the fetch state, builds with the Pages URL and deploys to GitHub Pages, in jobs that each
+//! hold only the permissions they use (the one that may push runs no matome code), with every
+//! action pinned to a commit and the binary cached per matome commit. No copy of the
 //! theme: the default theme stays built into matome, so an upgrade reaches the site; a file to
 //! edit is copied out with `matome theme eject` (`crate::theme_eject`). Never overwrites a file
 //! that exists.

@@ -26,6 +26,9 @@ pub struct DeploySettings {
     pub concurrency: usize,
     /// Retries of a failed request (with exponential back-off) before it counts as failed.
     pub retries: usize,
+    /// The most one request waits in all while the bucket throttles it (`503 SlowDown`, `429`,
+    /// honouring `Retry-After`) before it counts as failed.
+    pub throttle_wait: std::time::Duration,
     /// Cache-Control of every object whose URL carries no version (HTML, feeds, …).
     pub cache_control: String,
     /// Cache-Control of the search shards, whose URLs carry the index version (`?v=`).
@@ -35,6 +38,8 @@ pub struct DeploySettings {
 impl DeploySettings {
     pub const DEFAULT_CONCURRENCY: usize = 8;
     pub const DEFAULT_RETRIES: usize = 4;
+    pub const DEFAULT_THROTTLE_WAIT_SECS: u64 = 300;
+    pub const MAX_THROTTLE_WAIT_SECS: u64 = 3600;
     pub const DEFAULT_CACHE_CONTROL: &str = "public, max-age=300";
     pub const DEFAULT_CACHE_CONTROL_IMMUTABLE: &str = "public, max-age=31536000, immutable";
 }
@@ -72,6 +77,7 @@ pub(crate) struct RawDeploy {
     endpoint: Option<Spanned<String>>,
     concurrency: Option<Spanned<usize>>,
     retries: Option<Spanned<usize>>,
+    throttle_wait: Option<Spanned<u64>>,
     cache_control: Option<Spanned<String>>,
     cache_control_immutable: Option<Spanned<String>>,
 }
@@ -107,6 +113,16 @@ pub(crate) fn deploy_settings(
         Some(r) if *r.get_ref() <= 20 => *r.get_ref(),
         Some(r) => bail!("{}: deploy.retries must be 0 to 20", at(r.span())),
     };
+    let throttle_wait = match raw.throttle_wait {
+        None => DeploySettings::DEFAULT_THROTTLE_WAIT_SECS,
+        Some(t) if *t.get_ref() <= DeploySettings::MAX_THROTTLE_WAIT_SECS => *t.get_ref(),
+        Some(t) => bail!(
+            "{}: deploy.throttle_wait must be 0 to {} seconds, not {}",
+            at(t.span()),
+            DeploySettings::MAX_THROTTLE_WAIT_SECS,
+            t.get_ref()
+        ),
+    };
     let header = |v: Option<Spanned<String>>, key: &str, default: &str| -> Result<String> {
         match v {
             None => Ok(default.to_string()),
@@ -135,6 +151,7 @@ pub(crate) fn deploy_settings(
         endpoint,
         concurrency,
         retries,
+        throttle_wait: std::time::Duration::from_secs(throttle_wait),
         cache_control: header(
             raw.cache_control,
             "cache_control",

@@ -125,6 +125,14 @@ fn numeric_settings_out_of_range_are_refused_with_file_line_and_key() {
             "fetch.max_items_per_feed",
         ),
         ("[fetch]\nmax_text_chars = -1\n", "fetch.max_text_chars"),
+        (
+            "[fetch]\nmax_items_per_feed_day = 0\n",
+            "fetch.max_items_per_feed_day",
+        ),
+        (
+            "[build]\nkeyword_min_sites = 0\n",
+            "build.keyword_min_sites",
+        ),
         ("[analyze]\nkeywords = 100000000\n", "analyze.keywords"),
         (
             "[build]\nitems_per_page = 9223372036854775807\n",
@@ -155,6 +163,30 @@ fn numeric_settings_out_of_range_are_refused_with_file_line_and_key() {
     let c = Config::parse(&text, "matome.toml").unwrap();
     assert_eq!(c.fetch.concurrency, 1024);
     assert_eq!(c.fetch.max_redirects, 0);
+    // What bounds one feed (issue 21): its daily items and the sites a keyword page needs.
+    let c = Config::parse(MINIMAL, "matome.toml").unwrap();
+    assert_eq!(c.fetch.max_items_per_feed_day, 200);
+    assert_eq!(c.build.keyword_min_sites, 2);
+}
+
+#[test]
+fn deploy_throttle_wait_has_a_default_and_a_range() {
+    let deploy = |extra: &str| {
+        Config::parse(
+            &format!("{MINIMAL}\n[deploy]\nurl = \"s3://b/p\"\n{extra}"),
+            "matome.toml",
+        )
+    };
+    let d = deploy("").unwrap().deploy.unwrap();
+    assert_eq!(d.throttle_wait, std::time::Duration::from_secs(300));
+    let d = deploy("throttle_wait = 0\n").unwrap().deploy.unwrap();
+    assert_eq!(d.throttle_wait, std::time::Duration::ZERO);
+    let err = deploy("throttle_wait = 3601\n").unwrap_err().to_string();
+    assert!(
+        err.contains("deploy.throttle_wait must be 0 to 3600"),
+        "{err}"
+    );
+    assert!(deploy("throttle_wait = 1.5\n").is_err(), "whole seconds");
 }
 
 #[test]

@@ -30,8 +30,16 @@
 //! 6. deletions of objects the site no longer has.
 //!
 //! Each step finishes before the next begins; inside a step at most `[deploy] concurrency`
-//! requests run at once. A failed object does not stop the others of its step, but the deploy
-//! stops after that step, naming every object that failed, so the order above holds.
+//! requests run at once (fewer while the bucket throttles: [`throttle`]). A failed object does
+//! not stop the others of its step, but the deploy stops after that step, naming every object
+//! that failed, so the order above holds.
+//!
+//! ## What is left alone
+//!
+//! The listing ([`listing`]) reads the bucket key by key: a key matome never writes (an empty
+//! segment as in `news/backup//index.html`, `.` or `..`, a folder marker `dir/`, a control
+//! character) is not the site's. It is never uploaded over or deleted, and the deploy names it
+//! (the first [`listing::FOREIGN_SHOWN`], then a count) instead of failing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,9 +47,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use futures_util::{StreamExt, TryStreamExt};
+use futures_util::StreamExt;
 use md5::{Digest, Md5};
-use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::aws::{AmazonS3, AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::client::HttpConnector;
 use object_store::path::Path as ObjectPath;
 use object_store::{
     Attribute, Attributes, BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutOptions,
@@ -68,7 +77,9 @@ pub struct DeployOptions {
     pub progress: bool,
 }
 
+pub mod listing;
 pub mod plan;
+pub mod throttle;
 pub use plan::*;
 
 /// Every file of the output folder with its size and MD5 (read in parallel). Temporary files of
@@ -129,9 +140,17 @@ const CREDENTIAL_VARS: [&str; 4] = [
     "AWS_CONTAINER_CREDENTIALS_FULL_URI",
 ];
 
+/// The store, its listing, and the throttling shared by every request to it.
+pub struct Bucket {
+    pub store: Arc<AmazonS3>,
+    pub lister: listing::Lister,
+    pub limiter: Arc<throttle::Limiter>,
+}
+
 /// Builds the client for `[deploy]`: credentials and other `AWS_*` settings from the
-/// environment, then bucket, region and endpoint from matome.toml.
-pub fn store(settings: &DeploySettings) -> Result<AmazonS3> {
+/// environment, then bucket, region and endpoint from matome.toml; every request goes through
+/// the throttling layer ([`throttle`]).
+pub fn store(settings: &DeploySettings) -> Result<Bucket> {
     if !CREDENTIAL_VARS
         .iter()
         .any(|v| std::env::var_os(v).is_some())
@@ -144,6 +163,20 @@ pub fn store(settings: &DeploySettings) -> Result<AmazonS3> {
     }
     // Our TLS is rustls with ring (as for fetching); object_store's reqwest brings no provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
+    let limiter = throttle::Limiter::new(settings.concurrency);
+    let connector = throttle::ThrottledConnector {
+        limiter: Arc::clone(&limiter),
+        budget: settings.throttle_wait,
+    };
+    let options = ClientOptions::new()
+        .with_connect_timeout(Duration::from_secs(10))
+        .with_timeout(Duration::from_secs(120))
+        .with_allow_http(
+            settings
+                .endpoint
+                .as_deref()
+                .is_some_and(|e| e.starts_with("http://")),
+        );
     let mut b = AmazonS3Builder::from_env()
         .with_bucket_name(&settings.bucket)
         .with_retry(RetryConfig {
@@ -153,13 +186,11 @@ pub fn store(settings: &DeploySettings) -> Result<AmazonS3> {
                 base: 2.0,
             },
             max_retries: settings.retries,
-            retry_timeout: Duration::from_secs(120),
+            // Throttling waits happen below object_store's retries and may take longer.
+            retry_timeout: Duration::from_secs(120) + settings.throttle_wait,
         })
-        .with_client_options(
-            ClientOptions::new()
-                .with_connect_timeout(Duration::from_secs(10))
-                .with_timeout(Duration::from_secs(120)),
-        );
+        .with_client_options(options.clone())
+        .with_http_connector(connector.clone());
     let region = settings
         .region
         .clone()
@@ -173,8 +204,34 @@ pub fn store(settings: &DeploySettings) -> Result<AmazonS3> {
             .with_endpoint(endpoint)
             .with_allow_http(endpoint.starts_with("http://"));
     }
-    b.build()
-        .with_context(|| format!("setting up the client for {}", settings.url))
+    let config = |k: AmazonS3ConfigKey| b.get_config_value(&k);
+    let region = config(AmazonS3ConfigKey::Region).unwrap_or_else(|| "us-east-1".into());
+    let endpoint = config(AmazonS3ConfigKey::S3Endpoint).or(config(AmazonS3ConfigKey::Endpoint));
+    let virtual_hosted = config(AmazonS3ConfigKey::VirtualHostedStyleRequest)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let url = listing::bucket_url(
+        endpoint.as_deref(),
+        virtual_hosted,
+        &settings.bucket,
+        &region,
+    );
+    let store = Arc::new(
+        b.build()
+            .with_context(|| format!("setting up the client for {}", settings.url))?,
+    );
+    let client = connector
+        .connect(&options)
+        .with_context(|| format!("setting up the client for {}", settings.url))?;
+    Ok(Bucket {
+        lister: listing::Lister {
+            client,
+            store: Arc::clone(&store),
+            url,
+            region,
+        },
+        store,
+        limiter,
+    })
 }
 
 fn key(settings: &DeploySettings, rel: &str) -> Result<ObjectPath> {
@@ -201,7 +258,7 @@ fn join(prefix: &str, rel: &str) -> String {
 }
 
 /// Explains the errors a whole deploy cannot get past (a wrong credential, a missing bucket).
-fn explain(e: object_store::Error, settings: &DeploySettings) -> anyhow::Error {
+pub(crate) fn explain(e: object_store::Error, settings: &DeploySettings) -> anyhow::Error {
     let text = e.to_string();
     let endpoint = settings.endpoint.as_deref().unwrap_or("Amazon S3");
     let why = if matches!(
@@ -254,17 +311,17 @@ pub fn deploy(root: &Path, opts: &DeployOptions) -> Result<DeployReport> {
     let _lock = crate::fsutil::SiteLock::acquire_or_wait(root)?;
     let started = Instant::now();
     let local = scan(&output)?;
-    let store = Arc::new(store(&settings)?);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    rt.block_on(run(store, settings, &output, local, opts, started))
+    let bucket = store(&settings)?;
+    rt.block_on(run(bucket, settings, &output, local, opts, started))
 }
 
 async fn run(
-    store: Arc<AmazonS3>,
+    bucket: Bucket,
     settings: DeploySettings,
     output: &Path,
     local: Vec<LocalFile>,
@@ -272,37 +329,11 @@ async fn run(
     started: Instant,
 ) -> Result<DeployReport> {
     let dry_run = opts.dry_run;
-    let prefix = if settings.prefix.is_empty() {
-        None
-    } else {
-        Some(ObjectPath::parse(&settings.prefix).context("[deploy] url's prefix")?)
-    };
-    // The listing: what the bucket holds under the prefix.
-    let mut remote = BTreeMap::new();
-    let mut listing = store.list(prefix.as_ref());
-    while let Some(meta) = listing
-        .try_next()
-        .await
-        .map_err(|e| explain(e, &settings))
-        .with_context(|| format!("listing {}", settings.url))?
-    {
-        let full = meta.location.as_ref();
-        let rel = match &settings.prefix {
-            p if p.is_empty() => full,
-            p => full
-                .strip_prefix(p.as_str())
-                .and_then(|r| r.strip_prefix('/'))
-                .unwrap_or(full),
-        };
-        remote.insert(
-            rel.to_string(),
-            RemoteObject {
-                size: meta.size,
-                e_tag: meta.e_tag,
-            },
-        );
-    }
-    drop(listing);
+    let store = Arc::clone(&bucket.store);
+    // The listing: what the bucket holds under the prefix, key by key.
+    let listing = bucket.lister.list(&settings).await?;
+    let mut remote = listing.objects;
+    let foreign = listing.foreign;
     let manifest_key = key(&settings, MANIFEST)?;
     let manifest = match remote.contains_key(MANIFEST) {
         false => Manifest::default(),
@@ -363,9 +394,12 @@ async fn run(
         plan,
         dry_run,
         elapsed: Duration::ZERO,
+        foreign,
+        throttle: Default::default(),
     };
     if dry_run {
         report.elapsed = started.elapsed();
+        report.throttle = bucket.limiter.stats();
         return Ok(report);
     }
 
@@ -500,6 +534,7 @@ async fn run(
         );
     }
     report.elapsed = started.elapsed();
+    report.throttle = bucket.limiter.stats();
     Ok(report)
 }
 

@@ -95,6 +95,10 @@ pub struct DeployReport {
     pub uploaded_bytes: u64,
     pub dry_run: bool,
     pub elapsed: Duration,
+    /// Full keys under the prefix that matome never writes: left alone.
+    pub foreign: Vec<String>,
+    /// What the bucket's throttling did.
+    pub throttle: super::throttle::ThrottleStats,
 }
 
 /// The Content-Type of an output file, from its name.

@@ -270,10 +270,11 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
             } => {
                 report.ok += 1;
                 fs.record_success(now);
-                fs.etag = etag;
-                fs.last_modified = last_modified;
                 if parsed.title.is_some() {
                     fs.title = parsed.title.clone();
+                }
+                if fs.site.is_none() {
+                    fs.site = fs.title.clone();
                 }
                 let site = site_name(feed, fs);
                 let cx = parse::ItemContext {
@@ -287,12 +288,37 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                 };
                 let before = new_items.len();
                 let mut bad_dates = 0;
+                // The feed's daily budget: new items past it wait (not marked seen) for a
+                // later day's run, which fetches the feed in full again (no validators kept).
+                let day = now.date_naive();
+                let budget = fs.budget_left(day, config.fetch.max_items_per_feed_day);
+                let mut waiting = 0u64;
                 for entry in parsed.entries.iter().take(config.fetch.max_items_per_feed) {
                     let item = parse::to_item(entry, &cx);
-                    if seen.insert(item.key()) {
-                        bad_dates += usize::from(parse::implausible_date(entry, now));
-                        new_items.push(item);
+                    if seen.contains(&item.key()) {
+                        continue;
                     }
+                    if new_items.len() - before >= budget {
+                        waiting += 1;
+                        continue;
+                    }
+                    seen.insert(item.key());
+                    bad_dates += usize::from(parse::implausible_date(entry, now));
+                    new_items.push(item);
+                }
+                fs.spend_budget(day, new_items.len() - before);
+                fs.items_waiting = waiting;
+                if waiting == 0 {
+                    fs.etag = etag;
+                    fs.last_modified = last_modified;
+                } else {
+                    fs.etag = None;
+                    fs.last_modified = None;
+                    eprintln!(
+                        "note: {}: {waiting} new item(s) wait for a later day: the feed has had its {} of today \
+                         (fetch.max_items_per_feed_day)",
+                        feed.url, config.fetch.max_items_per_feed_day
+                    );
                 }
                 if bad_dates > 0 {
                     eprintln!(
@@ -356,11 +382,12 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     Ok(report)
 }
 
-/// The site name of a feed: the configured one, else the feed's own title, else its host.
+/// The site name of a feed: the configured one, else the feed's first title (kept in the
+/// state), else its host.
 fn site_name(feed: &FeedConfig, fs: &FeedState) -> String {
     feed.site
         .clone()
-        .or_else(|| fs.title.clone())
+        .or_else(|| fs.site.clone())
         .unwrap_or_else(|| {
             url::Url::parse(&feed.url)
                 .ok()

@@ -52,6 +52,44 @@ pub struct FeedState {
     pub next_attempt: Option<DateTime<FixedOffset>>,
     /// Items found new over the feed's life, for the feed-health page.
     pub items_archived: u64,
+    /// The site name items get when matome.toml names none: the feed's first title, kept, so a
+    /// feed cannot pose as many sites by changing its title (issue 21).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    /// The daily item budget (`fetch.max_items_per_feed_day`): the day (in the site's zone)
+    /// and the items archived on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_day: Option<chrono::NaiveDate>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub budget_used: u64,
+    /// New items the last run left for a later day (over the budget).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub items_waiting: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl FeedState {
+    /// How many more new items the feed may have archived on `day` (`max` a day).
+    pub fn budget_left(&self, day: chrono::NaiveDate, max: usize) -> usize {
+        let used = if self.budget_day == Some(day) {
+            self.budget_used
+        } else {
+            0
+        };
+        (max as u64).saturating_sub(used) as usize
+    }
+
+    /// Counts `n` items archived on `day`.
+    pub fn spend_budget(&mut self, day: chrono::NaiveDate, n: usize) {
+        if self.budget_day != Some(day) {
+            self.budget_day = Some(day);
+            self.budget_used = 0;
+        }
+        self.budget_used += n as u64;
+    }
 }
 
 impl FetchState {
@@ -205,6 +243,26 @@ mod tests {
     }
 
     const H: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn the_daily_budget_counts_a_day_and_starts_again_the_next() {
+        let day = chrono::NaiveDate::from_ymd_opt(2021, 8, 1).unwrap();
+        let mut fs = FeedState::default();
+        assert_eq!(fs.budget_left(day, 200), 200);
+        fs.spend_budget(day, 150);
+        assert_eq!(fs.budget_left(day, 200), 50);
+        fs.spend_budget(day, 50);
+        assert_eq!(fs.budget_left(day, 200), 0);
+        assert_eq!(
+            fs.budget_left(day, 100),
+            0,
+            "a lowered budget, already spent"
+        );
+        let next = day.succ_opt().unwrap();
+        assert_eq!(fs.budget_left(next, 200), 200);
+        fs.spend_budget(next, 1);
+        assert_eq!((fs.budget_day, fs.budget_used), (Some(next), 1));
+    }
 
     #[test]
     fn backoff_grows_with_jitter_and_is_capped() {

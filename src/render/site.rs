@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::safety::{slug, slug_long};
 use super::strings::Strings;
-use crate::config::Config;
+use crate::config::{BuildSettings, Config};
 use crate::content::archive::{Archive, Names};
 
 /// The three ways items are grouped.
@@ -103,6 +103,22 @@ pub fn base_path(base_url: &str) -> String {
         .unwrap_or_else(|_| "/".into())
 }
 
+/// Whether a keyword carried by `items` gets a page: at least `keyword_min_items` items, from
+/// at least `keyword_min_sites` distinct sites (so no one feed can make keyword pages alone:
+/// issue 21). Stops at the first sites enough.
+pub(crate) fn earns_page(archive: &Archive, items: &[u32], build: &BuildSettings) -> bool {
+    if items.len() < build.keyword_min_items {
+        return false;
+    }
+    if build.keyword_min_sites <= 1 {
+        return true;
+    }
+    let mut sites = rustc_hash::FxHashSet::default();
+    items.iter().any(|&i| {
+        sites.insert(archive.items[i as usize].site) && sites.len() >= build.keyword_min_sites
+    })
+}
+
 impl<'a> Site<'a> {
     pub fn new(config: &'a Config, archive: &'a Archive, base_url: String) -> Site<'a> {
         let tz = config.timezone;
@@ -177,7 +193,7 @@ impl<'a> Site<'a> {
                 .keywords
                 .items
                 .iter()
-                .map(|items| items.len() >= config.build.keyword_min_items)
+                .map(|items| earns_page(archive, items, &config.build))
                 .collect(),
         };
         site.digest_urls = (0..archive.digests.len())

@@ -53,9 +53,10 @@ fn write_snapshot(site: &Site, hour: &str, items: Vec<Item>, body: &str) {
 fn fixture_site(base_url: &str) -> Site {
     let mut site = Site::new();
     site.config.base_url = base_url.into();
-    // Every keyword gets a page, as before `[build] keyword_min_items` defaulted to 2: these
-    // tests are about the pages of keywords seen once (tests/it/size.rs covers the default).
-    site.config.append = "[build]\nkeyword_min_items = 1\n".into();
+    // Every keyword gets a page, as before `[build] keyword_min_items` defaulted to 2 and
+    // `keyword_min_sites` to 2: these tests are about the pages of keywords seen once or on one
+    // site (tests/it/size.rs and tests/it/flood.rs cover the defaults).
+    site.config.append = "[build]\nkeyword_min_items = 1\nkeyword_min_sites = 1\n".into();
     site.write_config(&[]);
     write_snapshot(
         &site,
@@ -639,7 +640,9 @@ fn the_health_page_shows_each_feeds_record() {
 #[test]
 fn keywords_seen_once_can_stay_unlinked_until_they_recur() {
     let mut site = fixture_site("https://user.github.io/repo/");
-    site.config.append = "[build]\nkeyword_min_items = 2\nitems_per_page = 1\n".into();
+    // One site's items (tests/it/flood.rs covers keyword_min_sites).
+    site.config.append =
+        "[build]\nkeyword_min_items = 2\nkeyword_min_sites = 1\nitems_per_page = 1\n".into();
     site.write_config(&[]);
     build(&site, &[]);
     // 日本銀行 is in two items, 長期金利 in one.

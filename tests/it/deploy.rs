@@ -191,19 +191,24 @@ fn headers(server: &S3Server, rel: &str) -> (String, String) {
 
 /// The demo archive built into public/, with `[deploy]` pointing at `server`.
 fn built_site(server: &S3Server) -> Site {
+    built_site_at(&server.endpoint(), "concurrency = 4\nretries = 1\n")
+}
+
+/// The demo archive built into public/, with `[deploy]` at bucket `news`, prefix `site`, of the
+/// S3-compatible server at `endpoint`, and `settings` (more `[deploy]` keys).
+pub(crate) fn built_site_at(endpoint: &str, settings: &str) -> Site {
     let mut site = demo_site(BASE_URL);
     site.config.append = format!(
         // Every keyword gets a page (the default leaves keywords seen once unlinked): more
         // link targets to resolve through the bucket.
-        "[build]\nkeyword_min_items = 1\n[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{}\"\nregion = \"us-east-1\"\nconcurrency = 4\nretries = 1\n",
-        server.endpoint()
+        "[build]\nkeyword_min_items = 1\nkeyword_min_sites = 1\n[deploy]\nurl = \"s3://{BUCKET}/{PREFIX}/\"\nendpoint = \"{endpoint}\"\nregion = \"us-east-1\"\n{settings}"
     );
     site.write_config(&[]);
     site.matome(&["build"]).assert_success();
     site
 }
 
-fn deploy(site: &Site, args: &[&str]) -> RunOutput {
+pub(crate) fn deploy(site: &Site, args: &[&str]) -> RunOutput {
     deploy_with(site, args, ACCESS_KEY, SECRET_KEY)
 }
 
@@ -222,7 +227,7 @@ fn deploy_with(site: &Site, args: &[&str], key: &str, secret: &str) -> RunOutput
 }
 
 /// The output folder: relative path → bytes.
-fn public(site: &Site) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn public(site: &Site) -> BTreeMap<String, Vec<u8>> {
     let root = site.path("public");
     walkdir::WalkDir::new(&root)
         .into_iter()
@@ -730,22 +735,24 @@ fn init_deploy_s3_writes_a_workflow_that_fetches_commits_builds_and_deploys() {
         wf["concurrency"]["cancel-in-progress"].as_bool(),
         Some(false)
     );
-    let steps = wf["jobs"]["update"]["steps"].as_vec().expect("steps");
-    let run_index = |needle: &str| {
-        steps
+    let steps = |job: &str| wf["jobs"][job]["steps"].as_vec().expect("steps");
+    let run_index = |job: &str, needle: &str| {
+        steps(job)
             .iter()
             .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
-            .unwrap_or_else(|| panic!("no step runs {needle:?}"))
+            .unwrap_or_else(|| panic!("no step of {job} runs {needle:?}"))
     };
-    let (fetch, commit, build, deploy) = (
-        run_index("matome fetch"),
-        run_index("git commit"),
-        run_index("matome build"),
-        run_index("matome deploy"),
+    let (fetch, build) = (
+        run_index("update", "matome fetch"),
+        run_index("update", "matome build"),
     );
-    assert!(fetch < commit && commit < build && build < deploy);
-    crate::init_check::assert_caches(steps);
-    let env = &steps[deploy]["env"];
+    assert!(fetch < build);
+    run_index("commit", "git commit");
+    let deploy = run_index("deploy", "matome deploy");
+    let needs = wf["jobs"]["deploy"]["needs"].as_vec().unwrap();
+    assert_eq!(needs.len(), 2, "after the update and the commit: {needs:?}");
+    crate::init_check::assert_caches(steps("update"));
+    let env = &steps("deploy")[deploy]["env"];
     for secret in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
         assert_eq!(
             env[secret].as_str(),

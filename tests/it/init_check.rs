@@ -72,7 +72,6 @@ fn the_workflow_fetches_hourly_commits_builds_and_deploys() {
         wf["concurrency"]["cancel-in-progress"].as_bool(),
         Some(false)
     );
-    assert_eq!(wf["permissions"]["contents"].as_str(), Some("write"));
 
     let update = steps(&wf["jobs"]["update"]);
     let uses = |name: &str| {
@@ -94,26 +93,45 @@ fn the_workflow_fetches_hourly_commits_builds_and_deploys() {
             .is_some_and(|r| r.contains("mecab-ipadic") && r.contains("cargo install"))
     }));
     let fetch = run_index("matome fetch");
-    let commit = run_index("git commit");
+    let save = run_index("git diff --cached");
     let build = run_index("matome build --base-url");
     assert!(
-        fetch < commit && commit < build,
-        "fetch, commit, then build"
+        fetch < save && save < build,
+        "fetch, save the snapshot, then build"
     );
-    let commit_run = update[commit]["run"].as_str().unwrap();
-    assert!(commit_run.contains("git add content fetch-state.json"));
-    assert!(commit_run.contains("git push"));
-    // Built with the Pages URL, uploaded, deployed.
-    let build_run = update[build]["run"].as_str().unwrap();
     assert!(
-        build_run.contains("steps.pages.outputs.base_url"),
-        "{build_run}"
+        update[save]["run"]
+            .as_str()
+            .unwrap()
+            .contains("-- content fetch-state.json")
+    );
+    // The snapshot is committed by the `commit` job, from the update job's patch.
+    let commit_job = &wf["jobs"]["commit"];
+    assert_eq!(commit_job["needs"].as_str(), Some("update"));
+    let commit_run = steps(commit_job)
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .find(|r| r.contains("git commit"))
+        .expect("the commit job commits");
+    assert!(commit_run.contains("git apply --index"), "{commit_run}");
+    assert!(commit_run.contains("push"), "{commit_run}");
+    // Built with the Pages URL (passed through the environment, never into the script's text),
+    // uploaded, deployed.
+    assert_eq!(
+        update[build]["env"]["PAGES_URL"].as_str(),
+        Some("${{ steps.pages.outputs.base_url }}")
     );
     assert!(uses("actions/configure-pages@").is_some());
     let upload = uses("actions/upload-pages-artifact@").expect("upload step");
     assert_eq!(upload["with"]["path"].as_str(), Some("public"));
     let deploy = &wf["jobs"]["deploy"];
-    assert_eq!(deploy["needs"].as_str(), Some("update"));
+    let needs: Vec<&str> = deploy["needs"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(needs, ["update", "commit"], "deployed once committed");
     assert_eq!(deploy["permissions"]["pages"].as_str(), Some("write"));
     assert_eq!(deploy["permissions"]["id-token"].as_str(), Some("write"));
     assert_eq!(deploy["environment"]["name"].as_str(), Some("github-pages"));
@@ -125,9 +143,10 @@ fn the_workflow_fetches_hourly_commits_builds_and_deploys() {
     );
 }
 
-/// Issue 13: both workflows cache the binary on its own, saved once per MATOME_REF (a key
-/// without the run id), so the hourly save holds only the site's caches (`.matome/` and
-/// public/), which are saved every run and restored by prefix.
+/// Issue 13: both workflows cache the binary on its own, saved once per matome commit (a key
+/// without the run id: issue 21, the commit MATOME_REF resolves to), so the hourly save holds
+/// only the site's caches (`.matome/` and public/), which are saved every run and restored by
+/// prefix.
 pub(crate) fn assert_caches(update: &[Yaml]) {
     let caches: Vec<&Yaml> = update
         .iter()
@@ -153,6 +172,7 @@ pub(crate) fn assert_caches(update: &[Yaml]) {
         .expect("the binary has a cache of its own");
     let bin_key = bin["with"]["key"].as_str().unwrap();
     assert!(!bin_key.contains("run_id"), "{bin_key}");
+    assert_eq!(bin_key, "matome-bin-${{ steps.ref.outputs.sha }}");
     let site_cache = caches
         .iter()
         .find(|c| {

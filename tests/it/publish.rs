@@ -727,144 +727,86 @@ fn an_alert_is_sent_once_for_a_feed_failing_a_day_and_once_on_recovery() {
 #[test]
 fn init_writes_the_publish_job_commented_out_and_it_parses_once_uncommented() {
     use yaml_rust2::YamlLoader;
-    let wf = matome::init::WORKFLOW;
-    let start = wf
-        .find("  # publish:\n")
-        .expect("the publish job, commented out");
-    // As written it is all comments: the active workflow has no publish job.
-    let docs = YamlLoader::load_from_str(wf).unwrap();
-    assert!(docs[0]["jobs"]["publish"].is_badvalue());
-    let uncommented: String = wf[..start].to_string()
-        + &wf[start..]
-            .lines()
-            .map(|l| match l.strip_prefix("  # ") {
-                Some(rest) => format!("  {rest}\n"),
-                None if l.trim() == "#" => "\n".to_string(),
-                None => format!("{l}\n"),
-            })
-            .collect::<String>();
-    let docs = YamlLoader::load_from_str(&uncommented).expect("the uncommented job parses");
-    let job = &docs[0]["jobs"]["publish"];
-    let needs: Vec<&str> = job["needs"]
-        .as_vec()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
-    assert_eq!(needs, ["update", "deploy"], "after the deploy");
-    assert_eq!(job["if"].as_str(), Some("always()"));
-    let steps = job["steps"].as_vec().unwrap();
-    let run = |needle: &str| {
-        steps
-            .iter()
-            .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
-            .unwrap_or_else(|| panic!("no step runs {needle:?}"))
-    };
-    let (publish, alert, commit) = (
-        run("matome publish"),
-        run("matome alert"),
-        run("git add publish-state.json"),
-    );
-    assert!(publish < alert && alert < commit);
-    assert!(
-        steps[publish]["run"]
-            .as_str()
+    for wf in [matome::init::WORKFLOW, matome::init::WORKFLOW_S3] {
+        // As written it is all comments: the active workflow has no publish job.
+        let docs = YamlLoader::load_from_str(wf).unwrap();
+        assert!(docs[0]["jobs"]["publish"].is_badvalue());
+        let uncommented = crate::workflow::with_publish_jobs(wf);
+        let docs = YamlLoader::load_from_str(&uncommented).expect("the uncommented job parses");
+        let job = &docs[0]["jobs"]["publish"];
+        let needs: Vec<&str> = job["needs"]
+            .as_vec()
             .unwrap()
-            .contains("needs.deploy.outputs.page_url")
-    );
-    assert_eq!(
-        docs[0]["jobs"]["deploy"]["outputs"]["page_url"].as_str(),
-        Some("${{ steps.deployment.outputs.page_url }}")
-    );
-    // Every secret a target or alert reads, by its default name, from the repository's secrets.
-    let env = |i: usize| {
-        steps[i]["env"]
-            .as_hash()
-            .unwrap()
-            .keys()
-            .map(|k| k.as_str().unwrap().to_string())
-            .collect::<Vec<_>>()
-    };
-    let mut names = env(publish);
-    names.extend(env(alert));
-    for v in [
-        "MATOME_BLUESKY_APP_PASSWORD",
-        "MATOME_MASTODON_TOKEN",
-        "MATOME_SLACK_WEBHOOK_URL",
-        "MATOME_DISCORD_WEBHOOK_URL",
-        "MATOME_WEBHOOK_URL",
-        "MATOME_WEBHOOK_SECRET",
-        "MATOME_X_CONSUMER_KEY",
-        "MATOME_X_CONSUMER_SECRET",
-        "MATOME_X_ACCESS_TOKEN",
-        "MATOME_X_ACCESS_TOKEN_SECRET",
-        "MATOME_HATENA_CONSUMER_KEY",
-        "MATOME_HATENA_CONSUMER_SECRET",
-        "MATOME_HATENA_ACCESS_TOKEN",
-        "MATOME_HATENA_ACCESS_TOKEN_SECRET",
-        "MATOME_ALERT_WEBHOOK_URL",
-        "MATOME_SMTP_USER",
-        "MATOME_SMTP_PASSWORD",
-    ] {
-        assert!(names.iter().any(|n| n == v), "{v} missing");
-        assert!(
-            uncommented.contains(&format!("{v}: ${{{{ secrets.{v} }}}}")),
-            "{v} from secrets"
-        );
-    }
-}
-
-/// The bucket workflow (`init --deploy s3`) is one job: its publish and alert steps come after
-/// the deploy step, commented out, and parse once uncommented.
-#[test]
-fn init_deploy_s3_writes_the_publish_steps_commented_out_after_the_deploy() {
-    use yaml_rust2::YamlLoader;
-    let wf = matome::init::WORKFLOW_S3;
-    let docs = YamlLoader::load_from_str(wf).unwrap();
-    let active = format!("{:?}", docs[0]);
-    assert!(
-        !active.contains("matome publish"),
-        "commented out as written"
-    );
-    let start = wf
-        .find("      # - name: Post new digests\n")
-        .expect("the publish steps, commented out");
-    let uncommented: String = wf[..start].to_string()
-        + &wf[start..]
-            .lines()
-            .map(|l| match l.strip_prefix("      # ") {
-                Some(rest) => format!("      {rest}\n"),
-                None => format!("{l}\n"),
-            })
-            .collect::<String>();
-    let docs = YamlLoader::load_from_str(&uncommented).expect("the uncommented steps parse");
-    let jobs = docs[0]["jobs"].as_hash().unwrap();
-    let steps = jobs.values().find_map(|j| j["steps"].as_vec()).unwrap();
-    let run = |needle: &str| {
-        steps
             .iter()
-            .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
-            .unwrap_or_else(|| panic!("no step runs {needle:?}"))
-    };
-    let (deploy, publish, alert, commit) = (
-        run("matome deploy"),
-        run("matome publish"),
-        run("matome alert"),
-        run("git add publish-state.json"),
-    );
-    assert!(deploy < publish && publish < alert && alert < commit);
-    for v in [
-        "MATOME_BLUESKY_APP_PASSWORD",
-        "MATOME_MASTODON_TOKEN",
-        "MATOME_X_ACCESS_TOKEN_SECRET",
-        "MATOME_HATENA_ACCESS_TOKEN_SECRET",
-        "MATOME_ALERT_WEBHOOK_URL",
-        "MATOME_SMTP_PASSWORD",
-    ] {
-        assert!(
-            uncommented.contains(&format!("{v}: ${{{{ secrets.{v} }}}}")),
-            "{v} from secrets"
-        );
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert_eq!(needs, ["update", "commit", "deploy"], "after the deploy");
+        assert_eq!(job["if"].as_str(), Some("always()"));
+        let steps = job["steps"].as_vec().unwrap();
+        let run = |needle: &str| {
+            steps
+                .iter()
+                .position(|s| s["run"].as_str().is_some_and(|r| r.contains(needle)))
+                .unwrap_or_else(|| panic!("no step runs {needle:?}"))
+        };
+        let (publish, alert) = (run("matome publish"), run("matome alert"));
+        assert!(publish < alert);
+        // What was posted is committed by a job of its own, the one that may push.
+        let commit = &docs[0]["jobs"]["publish-commit"];
+        assert_eq!(commit["needs"].as_str(), Some("publish"));
+        assert_eq!(commit["permissions"]["contents"].as_str(), Some("write"));
+        assert!(commit["steps"].as_vec().unwrap().iter().any(|s| {
+            s["run"]
+                .as_str()
+                .is_some_and(|r| r.contains("git add publish-state.json"))
+        }));
+        if wf == matome::init::WORKFLOW {
+            assert_eq!(
+                steps[publish]["env"]["PAGE_URL"].as_str(),
+                Some("${{ needs.deploy.outputs.page_url }}")
+            );
+            assert_eq!(
+                docs[0]["jobs"]["deploy"]["outputs"]["page_url"].as_str(),
+                Some("${{ steps.deployment.outputs.page_url }}")
+            );
+        }
+        // Every secret a target or alert reads, by its default name, from the repository's
+        // secrets.
+        let env = |i: usize| {
+            steps[i]["env"]
+                .as_hash()
+                .unwrap()
+                .keys()
+                .map(|k| k.as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        let mut names = env(publish);
+        names.extend(env(alert));
+        for v in [
+            "MATOME_BLUESKY_APP_PASSWORD",
+            "MATOME_MASTODON_TOKEN",
+            "MATOME_SLACK_WEBHOOK_URL",
+            "MATOME_DISCORD_WEBHOOK_URL",
+            "MATOME_WEBHOOK_URL",
+            "MATOME_WEBHOOK_SECRET",
+            "MATOME_X_CONSUMER_KEY",
+            "MATOME_X_CONSUMER_SECRET",
+            "MATOME_X_ACCESS_TOKEN",
+            "MATOME_X_ACCESS_TOKEN_SECRET",
+            "MATOME_HATENA_CONSUMER_KEY",
+            "MATOME_HATENA_CONSUMER_SECRET",
+            "MATOME_HATENA_ACCESS_TOKEN",
+            "MATOME_HATENA_ACCESS_TOKEN_SECRET",
+            "MATOME_ALERT_WEBHOOK_URL",
+            "MATOME_SMTP_USER",
+            "MATOME_SMTP_PASSWORD",
+        ] {
+            assert!(names.iter().any(|n| n == v), "{v} missing");
+            assert!(
+                uncommented.contains(&format!("{v}: ${{{{ secrets.{v} }}}}")),
+                "{v} from secrets"
+            );
+        }
     }
 }
 

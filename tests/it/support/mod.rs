@@ -2,6 +2,7 @@
 //! site wrapper that runs the real `matome` binary, and fixture access.
 
 pub mod browser;
+pub mod fake_s3;
 pub mod server;
 pub mod site;
 pub mod web;
