@@ -11,6 +11,7 @@
 
 pub mod df;
 mod rank;
+pub mod sites;
 pub mod summary;
 mod terms;
 mod tokens;
@@ -34,7 +35,7 @@ use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 2;
+pub const ANALYZER_VERSION: u32 = 3;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -173,6 +174,8 @@ impl Analyzer {
             c.count += 1;
             *c.displays.entry(t.display()).or_default() += 1;
         }
+        // What the site repeats in most of its items is its label, not this item's keyword.
+        cands.retain(|k, _| !df.is_site_label(&item.site, k));
         // A phrase that only ever occurs inside a longer one ("small modular" in "small modular
         // reactors") is that longer phrase's fragment.
         let fragments: Vec<&str> = cands
@@ -325,8 +328,8 @@ pub fn annotate_new(items: &mut [Item], df: &mut DocFreq, settings: &AnalyzeSett
     let a = Analyzer::get();
     for chunk in items.chunks_mut(ANNOTATE_CHUNK) {
         let analysed: Vec<ItemTerms> = chunk.par_iter().map(|i| a.item_terms(i)).collect();
-        for t in &analysed {
-            df.add_keys(t.keys());
+        for (t, item) in analysed.iter().zip(chunk.iter()) {
+            df.add_item(&item.site, &t.keys());
         }
         let df = &*df;
         let results: Vec<(Vec<String>, String)> = analysed
@@ -367,21 +370,21 @@ mod tests {
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {
-        // The value is FNV-1a over (version 2, the lists with their lengths), computed outside
+        // The value is FNV-1a over (version 3, the lists with their lengths), computed outside
         // Rust: a standard-library hasher would change it with a toolchain upgrade and rebuild
         // every cached df.tsv and search index.
         assert_eq!(
-            ANALYZER_VERSION, 2,
+            ANALYZER_VERSION, 3,
             "bump this test's value with the version"
         );
-        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0xa928_854e_ca40_4299);
+        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0xac22_664a_9c77_478e);
         // Moving a word between the lists changes it.
         assert_ne!(
             fingerprint_hash("これ\nthe\n", ""),
             fingerprint_hash("これ\n", "the\n")
         );
         let f = Analyzer::get().fingerprint();
-        assert_eq!(f, format!("v2-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
+        assert_eq!(f, format!("v3-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
         assert_eq!(f, Analyzer::get().fingerprint());
     }
 
