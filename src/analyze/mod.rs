@@ -178,18 +178,34 @@ impl Analyzer {
         cands.retain(|k, _| !df.is_site_label(&item.site, k));
         // A phrase that only ever occurs inside a longer one ("small modular" in "small modular
         // reactors") is that longer phrase's fragment.
+        // So is a word or phrase inside a longer name that holds it at least as often, or a
+        // name's tail ("Compose 1.9" of "Jetpack Compose 1.9"): a fragment of a kept phrase.
+        let inside = |short: &str, long: &str| {
+            long.len() > short.len()
+                && long.match_indices(short).any(|(at, _)| {
+                    (at == 0 || long.as_bytes()[at - 1] == b' ')
+                        && long
+                            .as_bytes()
+                            .get(at + short.len())
+                            .is_none_or(|b| *b == b' ')
+                })
+        };
         let fragments: Vec<&str> = cands
             .iter()
             .filter(|(k, c)| {
-                c.phrase
-                    && cands.iter().any(|(l, d)| {
-                        // (the longer one a phrase that is kept: a name, or recurring)
-                        d.phrase
-                            && (d.proper || d.count >= 2)
-                            && l.len() > k.len()
-                            && l.contains(*k)
-                            && d.count >= c.count
-                    })
+                cands.iter().any(|(l, d)| {
+                    // (the longer one a phrase that is kept: a name, or recurring)
+                    d.phrase
+                        && (d.proper || d.count >= 2)
+                        && inside(k, l)
+                        && (d.count >= c.count
+                            || (c.phrase && c.proper && d.proper && l.ends_with(*k) && {
+                                // (a tail, when the name's first word never stands alone)
+                                let head = l.split(' ').next().unwrap_or(l);
+                                cands.get(head).is_none_or(|h| h.count <= d.count)
+                            }))
+                        && (c.phrase || d.proper)
+                })
             })
             .map(|(k, _)| *k)
             .collect();
@@ -232,7 +248,8 @@ impl Analyzer {
             let overlaps = chosen.iter().any(|(k, _)| {
                 k.contains(key)
                     || key.contains(k)
-                    || k.split(' ').any(|w| key.split(' ').any(|v| v == w))
+                    || k.split(' ')
+                        .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w))
             });
             if !overlaps {
                 chosen.push((key, display));

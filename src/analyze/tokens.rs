@@ -296,7 +296,8 @@ impl Analyzer {
 }
 
 /// The Latin word starting at token `start` (letters and digits, with dotted parts: Next.js,
-/// Node.js, 3.13) and the index of the token after it.
+/// Node.js, 3.13; a number after a hyphen: Chandrayaan-4, GPT-5, us-east-1; plus signs: C++,
+/// OPEC+, N+1) and the index of the token after it.
 pub(super) fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
     let mut word = String::new();
     let mut j = start;
@@ -305,16 +306,25 @@ pub(super) fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
             word.push_str(toks[j].surface);
             j += 1;
         }
-        if !word.is_empty()
-            && j + 1 < toks.len()
-            && toks[j].surface == "."
-            && matches!(toks[j + 1].kind, Kind::Latin | Kind::Number)
-        {
-            word.push('.');
-            j += 1;
-            continue;
+        let Some(joiner) = toks.get(j).filter(|_| !word.is_empty()) else {
+            return (word, j);
+        };
+        let next = toks.get(j + 1).map(|t| t.kind);
+        match joiner.surface {
+            "." if matches!(next, Some(Kind::Latin | Kind::Number)) => {}
+            "-" if next == Some(Kind::Number) => {}
+            "+" | "++" => {
+                word.push_str(joiner.surface);
+                j += 1;
+                if next == Some(Kind::Number) {
+                    continue;
+                }
+                return (word, j);
+            }
+            _ => return (word, j),
         }
-        return (word, j);
+        word.push_str(joiner.surface);
+        j += 1;
     }
 }
 
