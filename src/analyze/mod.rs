@@ -239,6 +239,9 @@ impl Analyzer {
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
+        if std::env::var_os("MATOME_KW_DEBUG").is_some() {
+            eprintln!("{:?}: {:?}", item.title, &scored[..scored.len().min(12)]);
+        }
         let mut chosen: Vec<(&str, &str)> = Vec::new();
         for (_, _, key, display) in scored {
             if chosen.len() >= n {
@@ -251,11 +254,40 @@ impl Analyzer {
                     || k.split(' ')
                         .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w))
             });
-            if !overlaps {
+            if !overlaps && (display.is_ascii() || self.findable(display, item, analysed)) {
                 chosen.push((key, display));
             }
         }
         chosen.into_iter().map(|(_, d)| d.to_string()).collect()
+    }
+
+    /// Whether search finds a Japanese keyword where the item has it: lindera may cut a word
+    /// differently alone than in its sentence (オーバーツーリズム alone is オー + バーツーリズム),
+    /// and a keyword must be a phrase of the index's tokens. Only the keyword and the stretch of
+    /// the line around it are analysed again, in search's decompose mode.
+    fn findable(&self, keyword: &str, item: &Item, analysed: &ItemTerms) -> bool {
+        let query = self.search_tokens(keyword);
+        if query.is_empty() {
+            return false;
+        }
+        let lines =
+            std::iter::once(item.title.as_str()).chain(analysed.sentences.iter().map(|s| s.text));
+        for line in lines {
+            let line = prepare(line);
+            let Some(at) = line.find(keyword) else {
+                continue;
+            };
+            // (ten characters either side hold the context lindera's choice depends on)
+            let from = line[..at].char_indices().rev().nth(9).map_or(0, |(i, _)| i);
+            let end = at + keyword.len();
+            let to = line[end..]
+                .char_indices()
+                .nth(10)
+                .map_or(line.len(), |(i, _)| end + i);
+            let doc = self.search_tokens(&line[from..to]);
+            return tokens::phrase_in(&doc, &query);
+        }
+        true
     }
 
     /// The item's summary: LexRank over the text's sentences, at most `max_sentences` within

@@ -155,7 +155,7 @@ pub(super) fn issue_label(word: &str) -> bool {
 
 /// Small words that stand inside a multi-word name between capitalised words (Bank of England,
 /// Food and Drug Administration, Treaty of Waitangi).
-pub(super) const NAME_CONNECTORS: &[&str] = &["of", "and", "for", "on", "de", "du", "del", "la"];
+pub(super) const NAME_CONNECTORS: &[&str] = &["of", "and", "de", "du", "del", "la"];
 
 fn is_katakana(c: char) -> bool {
     matches!(c, '\u{30a1}'..='\u{30fa}' | '\u{30fc}')

@@ -21,7 +21,7 @@ pub const SITE_ROWS: usize = 2;
 /// A term is a site's label when it occurs in at least this share of the site's items …
 const LABEL_SHARE: f64 = 0.5;
 /// … in at least this many of them …
-const LABEL_MIN_ITEMS: u32 = 2;
+const LABEL_MIN_ITEMS: u32 = 3;
 /// … and this many times more often, as a share, than in the other sites' items.
 const LABEL_CONCENTRATION: f64 = 8.0;
 

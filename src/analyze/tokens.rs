@@ -380,6 +380,23 @@ pub(super) fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
     pos_kind
 }
 
+/// Whether the tokens of `query` stand in `doc` as a phrase: the same texts at the same
+/// relative positions (what a phrase query of the index matches).
+pub(super) fn phrase_in(doc: &[SearchToken], query: &[SearchToken]) -> bool {
+    let Some(first) = query.first() else {
+        return false;
+    };
+    doc.iter().enumerate().any(|(i, d)| {
+        d.text == first.text
+            && query[1..].iter().all(|t| {
+                let want = d.position + (t.position - first.position);
+                doc[i..]
+                    .iter()
+                    .any(|x| x.position == want && x.text == t.text)
+            })
+    })
+}
+
 /// One token of [`Analyzer::search_tokens`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchToken {
