@@ -211,6 +211,9 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     while e > s && matches!(run[e - 1].kind, Kind::Prefix | Kind::Number) {
         e -= 1;
     }
+    if e > s + 1 && HONORIFICS.contains(&run[e - 1].surface) {
+        e -= 1;
+    }
     while e > s + 1 {
         let last = &run[e - 1];
         let head = &run[s..e - 1];
@@ -231,6 +234,19 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     }
     (s, e)
 }
+
+/// Whether the token at `at` is a middle dot between two katakana words (ジョン・スミス): a
+/// name's, so the compound goes on through it.
+pub(super) fn middle_dot_joins(toks: &[Tok], at: usize) -> bool {
+    let katakana = |t: &Tok| t.kind == Kind::Noun && t.surface.chars().all(is_katakana);
+    at > 0
+        && matches!(toks.get(at).map(|t| t.surface), Some("・" | "･"))
+        && katakana(&toks[at - 1])
+        && toks.get(at + 1).is_some_and(katakana)
+}
+
+/// Honorifics after a person's name (ジョン・スミス氏): not part of the name.
+const HONORIFICS: &[&str] = &["氏", "さん", "様", "殿"];
 
 /// Where to split a compound in two subjects (生成AI | 向け | 計算基盤): the splitter's index.
 pub(super) fn split_at(run: &[Tok]) -> Option<usize> {

@@ -140,8 +140,16 @@ impl Analyzer {
                 continue;
             }
             let start = i;
-            while i < toks.len() && joinable(toks[i].kind) {
-                i += 1;
+            loop {
+                while i < toks.len() && joinable(toks[i].kind) {
+                    i += 1;
+                }
+                // A name written with a middle dot is one word (ジョン・スミス, コトノハ・ラボ).
+                if rank::middle_dot_joins(toks, i) {
+                    i += 1;
+                    continue;
+                }
+                break;
             }
             let run = &toks[start..i];
             if run
