@@ -9,6 +9,7 @@
 //! files beyond the document-frequency cache in [`df`]; rewriting snapshot files with fresh
 //! analyses is the `matome analyze` command's ([`crate::reanalyze`]).
 
+mod candidates;
 pub mod df;
 mod rank;
 pub mod sites;
@@ -25,6 +26,7 @@ use lindera::segmenter::Segmenter;
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_normalization::UnicodeNormalization;
 
+use candidates::Cand;
 pub use df::DocFreq;
 pub use summary::sentences;
 pub use terms::{ItemTerms, Sentence, Term};
@@ -131,18 +133,6 @@ impl Analyzer {
         let title = &analysed.title;
         let text = analysed.sentences.iter().flat_map(|s| s.terms.iter());
         let excluded = self.excluded_for(&item.category, &item.site);
-        struct Cand<'t> {
-            tf: f64,
-            count: usize,
-            first: usize,
-            phrase: bool,
-            weak: bool,
-            proper: bool,
-            /// Written all in lower case somewhere (so a capital elsewhere was a sentence's).
-            lower: bool,
-            in_title: bool,
-            displays: FxHashMap<&'t str, usize>,
-        }
         let mut cands: FxHashMap<&str, Cand> = FxHashMap::default();
         for (pos, (t, in_title)) in title
             .iter()
@@ -176,53 +166,7 @@ impl Analyzer {
         }
         // What the site repeats in most of its items is its label, not this item's keyword.
         cands.retain(|k, _| !df.is_site_label(&item.site, k));
-        // A phrase that only ever occurs inside a longer one ("small modular" in "small modular
-        // reactors") is that longer phrase's fragment.
-        // So is a word or phrase inside a longer name that holds it at least as often, or a
-        // name's tail ("Compose 1.9" of "Jetpack Compose 1.9"): a fragment of a kept phrase.
-        let inside = |short: &str, long: &str| {
-            long.len() > short.len()
-                && long.match_indices(short).any(|(at, _)| {
-                    (at == 0 || long.as_bytes()[at - 1] == b' ')
-                        && long
-                            .as_bytes()
-                            .get(at + short.len())
-                            .is_none_or(|b| *b == b' ')
-                })
-        };
-        // A phrase is kept when it is a name, recurs, or is a title's noun phrase.
-        let kept = |d: &Cand| {
-            d.phrase
-                && (d.proper
-                    || d.count >= 2
-                    || (d.in_title && d.displays.keys().any(|w| rank::title_noun_phrase(w))))
-        };
-        let fragments: Vec<&str> = cands
-            .iter()
-            .filter(|(k, c)| {
-                // (a common English word inside a kept phrase is that phrase's: "garbage" of
-                // "garbage collection")
-                let common = !c.phrase && !(c.proper && !c.lower) && k.is_ascii();
-                cands.iter().any(|(l, d)| {
-                    if !kept(d) || !inside(k, l) {
-                        return false;
-                    }
-                    common
-                        || ((d.proper || d.count >= 2)
-                            && (c.phrase || d.proper)
-                            && (d.count >= c.count
-                                || (c.phrase && c.proper && d.proper && l.ends_with(*k) && {
-                                    // (a tail, when the name's first word never stands alone)
-                                    let head = l.split(' ').next().unwrap_or(l);
-                                    cands.get(head).is_none_or(|h| h.count <= d.count)
-                                })))
-                })
-            })
-            .map(|(k, _)| *k)
-            .collect();
-        for k in fragments {
-            cands.remove(k);
-        }
+        candidates::drop_fragments(&mut cands);
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
@@ -272,35 +216,6 @@ impl Analyzer {
             }
         }
         chosen.into_iter().map(|(_, d)| d.to_string()).collect()
-    }
-
-    /// Whether search finds a Japanese keyword where the item has it: lindera may cut a word
-    /// differently alone than in its sentence (オーバーツーリズム alone is オー + バーツーリズム),
-    /// and a keyword must be a phrase of the index's tokens. Only the keyword and the stretch of
-    /// the line around it are analysed again, in search's decompose mode.
-    fn findable(&self, keyword: &str, item: &Item, analysed: &ItemTerms) -> bool {
-        let query = self.search_tokens(keyword);
-        if query.is_empty() {
-            return false;
-        }
-        let lines =
-            std::iter::once(item.title.as_str()).chain(analysed.sentences.iter().map(|s| s.text));
-        for line in lines {
-            let line = prepare(line);
-            let Some(at) = line.find(keyword) else {
-                continue;
-            };
-            // (ten characters either side hold the context lindera's choice depends on)
-            let from = line[..at].char_indices().rev().nth(9).map_or(0, |(i, _)| i);
-            let end = at + keyword.len();
-            let to = line[end..]
-                .char_indices()
-                .nth(10)
-                .map_or(line.len(), |(i, _)| end + i);
-            let doc = self.search_tokens(&line[from..to]);
-            return tokens::phrase_in(&doc, &query);
-        }
-        true
     }
 
     /// The item's summary: LexRank over the text's sentences, at most `max_sentences` within

@@ -255,6 +255,35 @@ impl Analyzer {
         self.stop_en.contains(lower)
     }
 
+    /// Whether search finds a Japanese keyword where the item has it: lindera may cut a word
+    /// differently alone than in its sentence (オーバーツーリズム alone is オー + バーツーリズム),
+    /// and a keyword must be a phrase of the index's tokens. Only the keyword and the stretch of
+    /// the line around it are analysed again, in search's decompose mode.
+    pub(super) fn findable(&self, keyword: &str, item: &Item, analysed: &ItemTerms) -> bool {
+        let query = self.search_tokens(keyword);
+        if query.is_empty() {
+            return false;
+        }
+        let lines =
+            std::iter::once(item.title.as_str()).chain(analysed.sentences.iter().map(|s| s.text));
+        for line in lines {
+            let line = prepare(line);
+            let Some(at) = line.find(keyword) else {
+                continue;
+            };
+            // (ten characters either side hold the context lindera's choice depends on)
+            let from = line[..at].char_indices().rev().nth(9).map_or(0, |(i, _)| i);
+            let end = at + keyword.len();
+            let to = line[end..]
+                .char_indices()
+                .nth(10)
+                .map_or(line.len(), |(i, _)| end + i);
+            let doc = self.search_tokens(&line[from..to]);
+            return phrase_in(&doc, &query);
+        }
+        true
+    }
+
     /// Tokens for the full-text index (and for queries against it): every noun part, number
     /// and (stemmed, lower-cased) Latin word of prepared text, each with its position in the
     /// whole token sequence — particles, verbs, symbols and English stop words are skipped but still
