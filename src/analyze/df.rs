@@ -1,4 +1,6 @@
-//! Document frequencies of terms over the whole archive, for TF-IDF.
+//! Document frequencies of terms over the whole archive, for TF-IDF, and per site (a sketch of
+//! in how many of each site's items a term occurs, [`super::sites`]), to tell a site's labels
+//! from its items' keywords.
 //!
 //! Kept incrementally in a cache file (`.matome/df.tsv`, not committed): each fetch adds its new
 //! items. content/ stays the source of truth: the cache is rebuilt from it whenever it is
@@ -13,6 +15,7 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use super::Analyzer;
+use super::sites::{SiteFreq, Sites, site_hash};
 use crate::content::Item;
 use crate::fsutil;
 
@@ -22,6 +25,8 @@ pub struct DocFreq {
     pub docs: u64,
     /// Keyed by [`super::term_hash`] of the term key.
     pub df: FxHashMap<u64, u32>,
+    /// Per site (keyed by [`site_hash`] of its name): its items and a sketch of their terms.
+    pub sites: Sites,
 }
 
 impl DocFreq {
@@ -36,7 +41,7 @@ impl DocFreq {
         ((1.0 + self.docs as f64) / (1.0 + df)).ln() + 1.0
     }
 
-    /// Counts one item's distinct keys.
+    /// Counts one item's distinct keys, in the whole archive only (no site).
     pub fn add_keys(&mut self, keys: impl IntoIterator<Item = u64>) {
         self.docs += 1;
         for k in keys {
@@ -44,13 +49,32 @@ impl DocFreq {
         }
     }
 
+    /// Counts one item of `site` with its distinct keys, in the archive and in its site.
+    pub fn add_item(&mut self, site: &str, keys: &FxHashSet<u64>) {
+        self.add_keys(keys.iter().copied());
+        self.sites
+            .entry(site_hash(site))
+            .or_default()
+            .add(keys.iter().copied());
+    }
+
+    /// Whether the term `key` is a label of `site` rather than a keyword of its items: in a
+    /// large share of the site's items and rarely in other sites' ([`SiteFreq::is_label`]).
+    pub fn is_site_label(&self, site: &str, key: &str) -> bool {
+        let hash = super::term_hash(key);
+        let global = self.df.get(&hash).copied().unwrap_or(0);
+        self.sites
+            .get(&site_hash(site))
+            .is_some_and(|s| s.is_label(hash, global, self.docs))
+    }
+
     /// Frequencies over `items` from scratch, analysing them in parallel.
     pub fn from_items(items: &[&Item]) -> DocFreq {
         let a = Analyzer::get();
         let sets: Vec<FxHashSet<u64>> = items.par_iter().map(|i| a.item_terms(i).keys()).collect();
         let mut df = DocFreq::default();
-        for s in sets {
-            df.add_keys(s);
+        for (item, s) in items.iter().zip(&sets) {
+            df.add_item(&item.site, s);
         }
         df
     }
@@ -84,7 +108,7 @@ impl DocFreq {
                     && let Ok(s) = crate::content::Snapshot::parse(&text, &p.display().to_string())
                 {
                     for item in &s.items {
-                        df.add_keys(a.item_terms(item).keys());
+                        df.add_item(&item.site, &a.item_terms(item).keys());
                     }
                 }
                 df
@@ -101,12 +125,21 @@ impl DocFreq {
         for (k, v) in other.df {
             *self.df.entry(k).or_default() += v;
         }
+        for (site, f) in other.sites {
+            match self.sites.entry(site) {
+                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().merge(&f),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(f);
+                }
+            }
+        }
         self
     }
 
     /// The cache if it verifies: `matome-df`, the analyser's fingerprint, the item count and a
     /// hash of the body in the header; every line a key and a count between 1 and the item
-    /// count; no key twice.
+    /// count, or (`@` first) a site, its item count and its sketch ([`SiteFreq::decode`]); no
+    /// key or site twice, and the sites' items no more than the archive's.
     fn load(root: &Path) -> Option<DocFreq> {
         let text = std::fs::read_to_string(Self::path(root)).ok()?;
         let (header, body) = text.split_once('\n')?;
@@ -120,7 +153,18 @@ impl DocFreq {
             return None;
         }
         let mut df = FxHashMap::default();
+        let mut sites = Sites::default();
         for line in body.lines() {
+            if let Some(site) = line.strip_prefix('@') {
+                let mut parts = site.splitn(3, '\t');
+                let hash = u64::from_str_radix(parts.next()?, 16).ok()?;
+                let n: u32 = parts.next()?.parse().ok()?;
+                let f = SiteFreq::decode(n, parts.next()?)?;
+                if n == 0 || sites.insert(hash, f).is_some() {
+                    return None;
+                }
+                continue;
+            }
             let (k, v) = line.split_once('\t')?;
             let v: u32 = v.parse().ok()?;
             if v == 0 || u64::from(v) > docs {
@@ -130,7 +174,10 @@ impl DocFreq {
                 return None;
             }
         }
-        Some(DocFreq { docs, df })
+        if sites.values().map(|s| u64::from(s.docs)).sum::<u64>() > docs {
+            return None;
+        }
+        Some(DocFreq { docs, df, sites })
     }
 
     /// Writes the cache atomically.
@@ -141,6 +188,14 @@ impl DocFreq {
         for (k, v) in keys {
             use std::fmt::Write as _;
             let _ = writeln!(body, "{k:016x}\t{v}");
+        }
+        let mut sites: Vec<(&u64, &SiteFreq)> = self.sites.iter().collect();
+        sites.sort_by_key(|(k, _)| **k);
+        for (k, f) in sites {
+            use std::fmt::Write as _;
+            let _ = write!(body, "@{k:016x}\t{}\t", f.docs);
+            f.encode(&mut body);
+            body.push('\n');
         }
         let out = format!(
             "matome-df\t{}\t{}\t{:016x}\n{body}",

@@ -9,8 +9,10 @@
 //! files beyond the document-frequency cache in [`df`]; rewriting snapshot files with fresh
 //! analyses is the `matome analyze` command's ([`crate::reanalyze`]).
 
+mod candidates;
 pub mod df;
 mod rank;
+pub mod sites;
 pub mod summary;
 mod terms;
 mod tokens;
@@ -24,6 +26,7 @@ use lindera::segmenter::Segmenter;
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_normalization::UnicodeNormalization;
 
+use candidates::Cand;
 pub use df::DocFreq;
 pub use summary::sentences;
 pub use terms::{ItemTerms, Sentence, Term};
@@ -34,7 +37,7 @@ use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 2;
+pub const ANALYZER_VERSION: u32 = 3;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -130,18 +133,6 @@ impl Analyzer {
         let title = &analysed.title;
         let text = analysed.sentences.iter().flat_map(|s| s.terms.iter());
         let excluded = self.excluded_for(&item.category, &item.site);
-        struct Cand<'t> {
-            tf: f64,
-            count: usize,
-            first: usize,
-            phrase: bool,
-            weak: bool,
-            proper: bool,
-            /// Written all in lower case somewhere (so a capital elsewhere was a sentence's).
-            lower: bool,
-            in_title: bool,
-            displays: FxHashMap<&'t str, usize>,
-        }
         let mut cands: FxHashMap<&str, Cand> = FxHashMap::default();
         for (pos, (t, in_title)) in title
             .iter()
@@ -173,26 +164,9 @@ impl Analyzer {
             c.count += 1;
             *c.displays.entry(t.display()).or_default() += 1;
         }
-        // A phrase that only ever occurs inside a longer one ("small modular" in "small modular
-        // reactors") is that longer phrase's fragment.
-        let fragments: Vec<&str> = cands
-            .iter()
-            .filter(|(k, c)| {
-                c.phrase
-                    && cands.iter().any(|(l, d)| {
-                        // (the longer one a phrase that is kept: a name, or recurring)
-                        d.phrase
-                            && (d.proper || d.count >= 2)
-                            && l.len() > k.len()
-                            && l.contains(*k)
-                            && d.count >= c.count
-                    })
-            })
-            .map(|(k, _)| *k)
-            .collect();
-        for k in fragments {
-            cands.remove(k);
-        }
+        // What the site repeats in most of its items is its label, not this item's keyword.
+        cands.retain(|k, _| !df.is_site_label(&item.site, k));
+        candidates::drop_fragments(&mut cands);
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
@@ -221,17 +195,23 @@ impl Analyzer {
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
         let mut chosen: Vec<(&str, &str)> = Vec::new();
-        for (_, _, key, display) in scored {
+        let top = scored.first().map_or(0.0, |s| s.0);
+        for (score, _, key, display) in scored {
             if chosen.len() >= n {
+                break;
+            }
+            // A third keyword far weaker than the first is a guess: better none.
+            if chosen.len() >= 2 && score < top * rank::THIRD_KEYWORD_SHARE {
                 break;
             }
             // One word per idea: skip a term inside (or around) one already chosen.
             let overlaps = chosen.iter().any(|(k, _)| {
                 k.contains(key)
                     || key.contains(k)
-                    || k.split(' ').any(|w| key.split(' ').any(|v| v == w))
+                    || k.split(' ')
+                        .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w))
             });
-            if !overlaps {
+            if !overlaps && (display.is_ascii() || self.findable(display, item, analysed)) {
                 chosen.push((key, display));
             }
         }
@@ -325,8 +305,8 @@ pub fn annotate_new(items: &mut [Item], df: &mut DocFreq, settings: &AnalyzeSett
     let a = Analyzer::get();
     for chunk in items.chunks_mut(ANNOTATE_CHUNK) {
         let analysed: Vec<ItemTerms> = chunk.par_iter().map(|i| a.item_terms(i)).collect();
-        for t in &analysed {
-            df.add_keys(t.keys());
+        for (t, item) in analysed.iter().zip(chunk.iter()) {
+            df.add_item(&item.site, &t.keys());
         }
         let df = &*df;
         let results: Vec<(Vec<String>, String)> = analysed
@@ -367,21 +347,21 @@ mod tests {
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {
-        // The value is FNV-1a over (version 2, the lists with their lengths), computed outside
+        // The value is FNV-1a over (version 3, the lists with their lengths), computed outside
         // Rust: a standard-library hasher would change it with a toolchain upgrade and rebuild
         // every cached df.tsv and search index.
         assert_eq!(
-            ANALYZER_VERSION, 2,
+            ANALYZER_VERSION, 3,
             "bump this test's value with the version"
         );
-        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0xa928_854e_ca40_4299);
+        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0xac22_664a_9c77_478e);
         // Moving a word between the lists changes it.
         assert_ne!(
             fingerprint_hash("これ\nthe\n", ""),
             fingerprint_hash("これ\n", "the\n")
         );
         let f = Analyzer::get().fingerprint();
-        assert_eq!(f, format!("v2-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
+        assert_eq!(f, format!("v3-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
         assert_eq!(f, Analyzer::get().fingerprint());
     }
 

@@ -68,9 +68,11 @@ impl Analyzer {
         let title_end = joined.len();
         joined.push('\n');
         let mut bounds = Vec::with_capacity(sents.len());
-        for s in &sents {
+        for (n, s) in sents.iter().enumerate() {
             let start = joined.len();
-            joined.push_str(&prepare(s));
+            let s = prepare(s);
+            // (a wire story's dateline is where and when, not what: "TOKYO, Feb 11 (…) -")
+            joined.push_str(if n == 0 { rank::strip_dateline(&s) } else { &s });
             bounds.push((start, joined.len()));
             joined.push('\n');
         }
@@ -138,8 +140,16 @@ impl Analyzer {
                 continue;
             }
             let start = i;
-            while i < toks.len() && joinable(toks[i].kind) {
-                i += 1;
+            loop {
+                while i < toks.len() && joinable(toks[i].kind) {
+                    i += 1;
+                }
+                // A name written with a middle dot is one word (ジョン・スミス, コトノハ・ラボ).
+                if rank::middle_dot_joins(toks, i) {
+                    i += 1;
+                    continue;
+                }
+                break;
             }
             let run = &toks[start..i];
             if run
@@ -151,6 +161,13 @@ impl Analyzer {
                 // dotted parts (Next.js, Node.js).
                 let (word, end) = latin_word(toks, start);
                 i = end;
+                // The tail of a number (7,300mAh, arXiv:2510.11872v1) is no word.
+                if start >= 2
+                    && matches!(toks[start - 1].surface, "." | ",")
+                    && toks[start - 2].kind == Kind::Number
+                {
+                    continue;
+                }
                 // A capital inside an English sentence marks a name (Rust, Chrome, India); so
                 // does one in Japanese text (Rustで, Terraformの), where Latin words are names.
                 // A title's subject before its verb is a name too ("Microsoft launches …"),
@@ -178,11 +195,16 @@ impl Analyzer {
                         None
                     }
                 };
-                if let Some((second, j)) = next_word(i) {
+                // (never across a headline's verb: "Bitcoin drops" is no phrase)
+                let verb_at = |t: usize| headline.is_some_and(|h| h.verb == Some(t));
+                if let Some((second, j)) = next_word(i).filter(|_| !verb_at(i + 1)) {
                     self.english_phrase(&[&word, &second], named, title_case, out);
-                    if let Some((third, _)) = next_word(j) {
+                    if let Some((third, _)) = next_word(j).filter(|_| !verb_at(j + 1)) {
                         self.english_phrase(&[&word, &second, &third], named, title_case, out);
                     }
+                }
+                if !title_case {
+                    self.english_name(&word, i, toks, named, out);
                 }
                 continue;
             }
@@ -240,6 +262,74 @@ impl Analyzer {
         }
     }
 
+    /// A capitalised name longer than a phrase, or with small words between its capitals
+    /// (Reserve Bank of Australia, Food and Drug Administration, Apple Watch Series 11),
+    /// starting at `first` (the tokens after it from `after`): one name, up to 7 words.
+    fn english_name(
+        &self,
+        first: &str,
+        after: usize,
+        toks: &[Tok],
+        named: bool,
+        out: &mut Vec<Term>,
+    ) {
+        let capital = |w: &str| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+                && !self.is_stop_en(&w.to_lowercase())
+                && !rank::calendar_or_amount(&w.to_lowercase())
+        };
+        if !capital(first) {
+            return;
+        }
+        let next_word = |from: usize| -> Option<(String, usize)> {
+            (from + 1 < toks.len()
+                && toks[from].kind == Kind::Space
+                && matches!(toks[from + 1].kind, Kind::Latin | Kind::Number))
+            .then(|| latin_word(toks, from + 1))
+        };
+        let mut words = vec![first.to_string()];
+        let mut connectors = 0;
+        let mut j = after;
+        while words.len() < 7 {
+            let Some((w, e)) = next_word(j) else { break };
+            if capital(&w) {
+                words.push(w);
+                j = e;
+                continue;
+            }
+            // A small word stands in a name only between two capitalised words; "and" only
+            // after one word and before two (Food and Drug Administration), not in a list
+            // (Ivory Coast and Ghana, Apple and AMD).
+            let Some((w2, e2)) = next_word(e) else { break };
+            let joins = rank::NAME_CONNECTORS.contains(&w.as_str())
+                && capital(&w2)
+                && (w != "and"
+                    || (words.len() == 1 && next_word(e2).is_some_and(|(w3, _)| capital(&w3))));
+            if !joins {
+                break;
+            }
+            words.push(w);
+            words.push(w2);
+            connectors += 1;
+            j = e2;
+        }
+        if !((connectors > 0 && (named || words.len() >= 4))
+            || (connectors == 0 && words.len() >= 4))
+        {
+            return;
+        }
+        let key: Vec<String> = words.iter().map(|w| self.stem(&w.to_lowercase())).collect();
+        out.push(Term {
+            key: key.join(" ").into(),
+            written: Some(words.join(" ")),
+            phrase: true,
+            weak: false,
+            proper: true,
+        });
+    }
+
     pub(super) fn english_word(
         &self,
         word: &str,
@@ -251,6 +341,8 @@ impl Analyzer {
         if lower.chars().count() < 2
             || self.is_stop_en(&lower)
             || lower.chars().all(|c| c.is_ascii_digit())
+            || rank::calendar_or_amount(&lower)
+            || rank::issue_label(word)
         {
             return;
         }
@@ -261,7 +353,10 @@ impl Analyzer {
         let proper = (inner_upper && lower.len() >= 3) || (first_upper && mid_sentence);
         // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
         // (a capital that makes no name does not make one: "Misconfigured DNS change …")
-        let weak = verb || (!proper && (lower.ends_with("ed") || lower.ends_with("ing")));
+        // So are -ly words: adverbs and adjectives ("likely", "finally").
+        let weak = verb
+            || (!proper
+                && (lower.ends_with("ed") || lower.ends_with("ing") || lower.ends_with("ly")));
         out.push(Term {
             key: self.stem(&lower).into(),
             written: Some(word.to_string()),
@@ -286,11 +381,29 @@ impl Analyzer {
         // A version number ends a name (Windows 365, Python 3.13, Raspberry Pi 5).
         let last = lower.len() - 1;
         let versioned = number(&lower[last]) && capital(words[last - 1]);
-        let content = |i: usize, w: &str| {
-            (i == last && versioned)
-                || (w.chars().count() >= 2 && !self.is_stop_en(w) && !number(w))
+        // So does a single capital letter after a capitalised word (ROG Ally X, Plan B).
+        let letter = |i: usize| {
+            i == last
+                && words[i].len() == 1
+                && capital(words[i])
+                && capital(words[i - 1])
+                && !self.is_stop_en(&lower[i])
         };
-        if !lower.iter().enumerate().all(|(i, w)| content(i, w)) {
+        let content = |i: usize, w: &str| {
+            (i == last && (versioned || letter(i)))
+                || (w.chars().count() >= 2
+                    && !self.is_stop_en(w)
+                    && !number(w)
+                    && !rank::calendar_or_amount(w)
+                    && !rank::issue_label(words[i]))
+        };
+        // "New" starts names (New Zealand, New York) though it is a stop word.
+        let new_name = |i: usize| i == 0 && words[0] == "New" && capital(words[1]);
+        if !lower
+            .iter()
+            .enumerate()
+            .all(|(i, w)| content(i, w) || new_name(i))
+        {
             return;
         }
         // Capitalised words make a name (GitHub Copilot, Veridian Semiconductor, 5G SA), unless
@@ -301,11 +414,15 @@ impl Analyzer {
                 .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
         };
         let inner_capital = |w: &str| w.chars().skip(1).any(char::is_uppercase);
+        // (outside Title Case, a second capital makes a name even where the first is the
+        // sentence's: "Northwind Logistics reported …")
+        let verb_form = |w: &str| w.ends_with("ed") || w.ends_with("ing");
         let name = words.iter().all(|w| capital_or_digit(w))
             && (versioned
+                || letter(last)
                 || mid_sentence
                 || inner_capital(words[0])
-                || (words.len() > 2 && !title_case));
+                || !(title_case || verb_form(&lower[0])));
         let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
         let written: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         out.push(Term {

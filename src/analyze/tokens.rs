@@ -255,6 +255,35 @@ impl Analyzer {
         self.stop_en.contains(lower)
     }
 
+    /// Whether search finds a Japanese keyword where the item has it: lindera may cut a word
+    /// differently alone than in its sentence (オーバーツーリズム alone is オー + バーツーリズム),
+    /// and a keyword must be a phrase of the index's tokens. Only the keyword and the stretch of
+    /// the line around it are analysed again, in search's decompose mode.
+    pub(super) fn findable(&self, keyword: &str, item: &Item, analysed: &ItemTerms) -> bool {
+        let query = self.search_tokens(keyword);
+        if query.is_empty() {
+            return false;
+        }
+        let lines =
+            std::iter::once(item.title.as_str()).chain(analysed.sentences.iter().map(|s| s.text));
+        for line in lines {
+            let line = prepare(line);
+            let Some(at) = line.find(keyword) else {
+                continue;
+            };
+            // (ten characters either side hold the context lindera's choice depends on)
+            let from = line[..at].char_indices().rev().nth(9).map_or(0, |(i, _)| i);
+            let end = at + keyword.len();
+            let to = line[end..]
+                .char_indices()
+                .nth(10)
+                .map_or(line.len(), |(i, _)| end + i);
+            let doc = self.search_tokens(&line[from..to]);
+            return phrase_in(&doc, &query);
+        }
+        true
+    }
+
     /// Tokens for the full-text index (and for queries against it): every noun part, number
     /// and (stemmed, lower-cased) Latin word of prepared text, each with its position in the
     /// whole token sequence — particles, verbs, symbols and English stop words are skipped but still
@@ -296,7 +325,8 @@ impl Analyzer {
 }
 
 /// The Latin word starting at token `start` (letters and digits, with dotted parts: Next.js,
-/// Node.js, 3.13) and the index of the token after it.
+/// Node.js, 3.13; a number after a hyphen: Chandrayaan-4, GPT-5, us-east-1; plus signs: C++,
+/// OPEC+, N+1) and the index of the token after it.
 pub(super) fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
     let mut word = String::new();
     let mut j = start;
@@ -305,16 +335,25 @@ pub(super) fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
             word.push_str(toks[j].surface);
             j += 1;
         }
-        if !word.is_empty()
-            && j + 1 < toks.len()
-            && toks[j].surface == "."
-            && matches!(toks[j + 1].kind, Kind::Latin | Kind::Number)
-        {
-            word.push('.');
-            j += 1;
-            continue;
+        let Some(joiner) = toks.get(j).filter(|_| !word.is_empty()) else {
+            return (word, j);
+        };
+        let next = toks.get(j + 1).map(|t| t.kind);
+        match joiner.surface {
+            "." if matches!(next, Some(Kind::Latin | Kind::Number)) => {}
+            "-" if next == Some(Kind::Number) => {}
+            "+" | "++" => {
+                word.push_str(joiner.surface);
+                j += 1;
+                if next == Some(Kind::Number) {
+                    continue;
+                }
+                return (word, j);
+            }
+            _ => return (word, j),
         }
-        return (word, j);
+        word.push_str(joiner.surface);
+        j += 1;
     }
 }
 
@@ -368,6 +407,23 @@ pub(super) fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
         return Kind::Break;
     }
     pos_kind
+}
+
+/// Whether the tokens of `query` stand in `doc` as a phrase: the same texts at the same
+/// relative positions (what a phrase query of the index matches).
+pub(super) fn phrase_in(doc: &[SearchToken], query: &[SearchToken]) -> bool {
+    let Some(first) = query.first() else {
+        return false;
+    };
+    doc.iter().enumerate().any(|(i, d)| {
+        d.text == first.text
+            && query[1..].iter().all(|t| {
+                let want = d.position + (t.position - first.position);
+                doc[i..]
+                    .iter()
+                    .any(|x| x.position == want && x.text == t.text)
+            })
+    })
 }
 
 /// One token of [`Analyzer::search_tokens`].

@@ -1,10 +1,21 @@
-//! The 頻出ワード quality set (tests/quality/keywords.toml): 157 realistic items (55 English), each
-//! with the tags a reader picked (gold) and other tags a reader would accept, written before
-//! matome ran on them. Guards precision@3 and recall@3, overall and per language, and prints the
-//! worst misses.
+//! The 頻出ワード quality set, in two parts labelled the same way (each item with the tags a
+//! reader picked, gold, and other tags a reader would accept, written before matome ran on it):
+//! - `tests/quality/keywords.toml`, the **tuning part** (211 items, 109 English): rules may be
+//!   tuned on it, and its worst misses are printed;
+//! - `tests/quality/keywords-heldout.toml`, the **held-out part** (158 items, 81 English from 25
+//!   sites), labelled before the rules of issue 25 and never looked at while tuning: only its
+//!   aggregate figures are printed (precision@3 and recall@3, overall and per language), never an
+//!   item, a title or a miss, and the floors of the goal are set on it.
+//!
+//! Each part is ranked against its own document frequencies (global and per site, as an archive
+//! of those items would give them). Also checks that every keyword shown is found by the search
+//! analyser in its item, over both parts, and holds the regression tests of the misses the issues
+//! quote (here and in `quality/misses.rs`).
 
 use matome::analyze::{Analyzer, DocFreq};
 use matome::content::Item;
+
+mod misses;
 
 #[derive(serde::Deserialize)]
 struct Set {
@@ -23,13 +34,51 @@ struct Gold {
     acceptable: Vec<String>,
 }
 
-/// An archived item as fetch would make it from a quality-set entry.
-fn to_item(g: Gold) -> Item {
+/// One part of the set.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Tuning,
+    HeldOut,
+}
+
+impl Part {
+    fn path(self) -> &'static str {
+        match self {
+            Part::Tuning => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml"),
+            Part::HeldOut => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout.toml"
+            ),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Part::Tuning => "tuning part",
+            Part::HeldOut => "held-out part",
+        }
+    }
+
+    fn gold(self) -> Vec<Gold> {
+        let text = std::fs::read_to_string(self.path()).expect("the quality set is readable");
+        // (a parse error of the held-out file would quote it: say only that it does not parse)
+        let set: Set =
+            toml::from_str(&text).unwrap_or_else(|_| panic!("{} does not parse", self.path()));
+        set.items
+    }
+}
+
+/// An archived item as fetch would make it from a quality-set entry (its feed named for its
+/// site, so each site of the set is one feed of the archive).
+fn to_item(g: &Gold) -> Item {
     Item {
         id: g.title.clone(),
-        feed: "http://127.0.0.1/feed".into(),
-        category: g.category,
-        site: g.site,
+        feed: format!(
+            "http://127.0.0.1/{}",
+            matome::hash::fnv1a(g.site.as_bytes())
+        ),
+        category: g.category.clone(),
+        site: g.site.clone(),
         title: matome::text::one_line(&g.title),
         link: String::new(),
         published: chrono::DateTime::parse_from_rfc3339("2021-07-20T08:00:00+09:00").unwrap(),
@@ -40,6 +89,7 @@ fn to_item(g: Gold) -> Item {
     }
 }
 
+#[derive(Default)]
 struct Score {
     /// Predicted tags in gold or acceptable.
     hits: usize,
@@ -49,140 +99,176 @@ struct Score {
     gold: usize,
 }
 
-/// An item whose top 3 missed: hits, predicted, gold, title.
+impl Score {
+    fn precision(&self) -> f64 {
+        self.hits as f64 / self.predicted.max(1) as f64
+    }
+
+    fn recall(&self) -> f64 {
+        self.gold_hits as f64 / self.gold.max(1) as f64
+    }
+}
+
+/// An item whose top 3 missed: hits, predicted, gold, title (kept for the tuning part only).
 type Miss = (usize, Vec<String>, Vec<String>, String);
 
-fn evaluate() -> (Vec<(String, Score)>, Vec<Miss>) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
-    let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let items: Vec<(Item, Vec<String>, Vec<String>)> = set
-        .items
-        .into_iter()
-        .map(|g| {
-            let (keywords, acceptable) = (g.keywords.clone(), g.acceptable.clone());
-            (to_item(g), keywords, acceptable)
-        })
-        .collect();
-    let refs: Vec<&Item> = items.iter().map(|(i, _, _)| i).collect();
+/// The language of a set item: an ASCII title is English (the rule check_set.py checks).
+fn language(item: &Item) -> &'static str {
+    if item.title.is_ascii() {
+        "English"
+    } else {
+        "Japanese"
+    }
+}
+
+/// A part's scores by group ("all", "Japanese", "English"), and for the tuning part its misses.
+fn evaluate(part: Part) -> (Vec<(&'static str, Score)>, Vec<Miss>) {
+    let gold = part.gold();
+    let items: Vec<Item> = gold.iter().map(to_item).collect();
+    let refs: Vec<&Item> = items.iter().collect();
     let df = DocFreq::from_items(&refs);
     let a = Analyzer::get();
-    let mut groups: Vec<(String, Score)> = Vec::new();
+    let mut groups: Vec<(&'static str, Score)> = ["all", "Japanese", "English"]
+        .into_iter()
+        .map(|n| (n, Score::default()))
+        .collect();
     let mut misses: Vec<Miss> = Vec::new();
-    for (item, gold, acceptable) in &items {
+    let verbose = part == Part::Tuning && std::env::var_os("MATOME_QUALITY_VERBOSE").is_some();
+    for (item, g) in items.iter().zip(&gold) {
         let predicted = a.keywords(item, &df, 3);
-        let group = if item.title.is_ascii() {
-            "English tech"
-        } else if ["金融", "経済", "マーケット"].contains(&item.category.as_str()) {
-            "Japanese finance"
-        } else {
-            "Japanese tech"
-        };
         let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
-        let (p, g, ok) = (lower(&predicted), lower(gold), lower(acceptable));
+        let (p, gl, ok) = (lower(&predicted), lower(&g.keywords), lower(&g.acceptable));
         // Precision: a predicted tag in gold or acceptable; recall: gold tags predicted.
-        let hits = p.iter().filter(|k| g.contains(k) || ok.contains(k)).count();
-        let gold_hits = p.iter().filter(|k| g.contains(k)).count();
-        if hits < p.len().min(3) || p.is_empty() {
-            misses.push((hits, predicted.clone(), gold.clone(), item.title.clone()));
+        let hits = p
+            .iter()
+            .filter(|k| gl.contains(k) || ok.contains(k))
+            .count();
+        let gold_hits = p.iter().filter(|k| gl.contains(k)).count();
+        if part == Part::Tuning {
+            if hits < p.len().min(3) || p.is_empty() {
+                misses.push((
+                    hits,
+                    predicted.clone(),
+                    g.keywords.clone(),
+                    item.title.clone(),
+                ));
+            }
+            if verbose {
+                println!(
+                    "{hits}/{} {:?} gold {:?} — {}",
+                    p.len(),
+                    predicted,
+                    g.keywords,
+                    item.title
+                );
+            }
         }
-        if std::env::var_os("MATOME_QUALITY_VERBOSE").is_some() {
-            println!(
-                "{hits}/{} {:?} gold {:?} — {}",
-                p.len(),
-                predicted,
-                gold,
-                item.title
-            );
-        }
-        let language = if item.title.is_ascii() {
-            "English"
-        } else {
-            "Japanese"
-        };
-        for name in [group, language, "all"] {
-            let idx = match groups.iter().position(|(n, _)| n == name) {
-                Some(i) => i,
-                None => {
-                    groups.push((
-                        name.to_string(),
-                        Score {
-                            hits: 0,
-                            gold_hits: 0,
-                            predicted: 0,
-                            gold: 0,
-                        },
-                    ));
-                    groups.len() - 1
-                }
-            };
-            let s = &mut groups[idx].1;
-            s.hits += hits;
-            s.gold_hits += gold_hits;
-            s.predicted += p.len();
-            s.gold += g.len();
+        for (name, s) in groups.iter_mut() {
+            if *name == "all" || *name == language(item) {
+                s.hits += hits;
+                s.gold_hits += gold_hits;
+                s.predicted += p.len();
+                s.gold += gl.len();
+            }
         }
     }
     misses.sort_by_key(|m| m.0);
     (groups, misses)
 }
 
-#[test]
-fn keyword_precision_and_recall_at_3_do_not_regress() {
-    let (groups, misses) = evaluate();
-    println!("worst misses (right tags / shown, shown, gold):");
-    for (hits, predicted, gold, title) in misses.iter().take(25) {
+/// Prints a part's aggregate figures (all a held-out part ever shows).
+fn print_scores(part: Part, groups: &[(&str, Score)]) {
+    for (name, s) in groups {
         println!(
-            "  {hits}/{} {predicted:?} gold {gold:?} — {title}",
-            predicted.len()
-        );
-    }
-    let rate = |a: usize, b: usize| a as f64 / b.max(1) as f64;
-    for (name, s) in &groups {
-        println!(
-            "{name}: precision@3 {:.3}, recall@3 {:.3} ({} right of {} shown, {} of {} gold)",
-            rate(s.hits, s.predicted),
-            rate(s.gold_hits, s.gold),
+            "{} {name}: precision@3 {:.3}, recall@3 {:.3} ({} right of {} shown, {} of {} gold)",
+            part.name(),
+            s.precision(),
+            s.recall(),
             s.hits,
             s.predicted,
             s.gold_hits,
             s.gold
         );
     }
-    let score = |name: &str| &groups.iter().find(|(n, _)| n == name).unwrap().1;
-    let all = score("all");
-    let precision = rate(all.hits, all.predicted);
-    let recall = rate(all.gold_hits, all.gold);
-    // The floors are the level the ranking reached when last tuned; a drop fails the build.
-    assert!(
-        precision >= PRECISION_FLOOR,
-        "precision@3 fell to {precision:.3}"
-    );
-    assert!(recall >= RECALL_FLOOR, "recall@3 fell to {recall:.3}");
-    for language in ["Japanese", "English"] {
-        let s = score(language);
-        let p = rate(s.hits, s.predicted);
-        assert!(
-            p >= LANGUAGE_PRECISION_FLOOR,
-            "{language} precision@3 fell to {p:.3}"
-        );
-    }
 }
 
-const PRECISION_FLOOR: f64 = 0.70;
-const RECALL_FLOOR: f64 = 0.57;
-const LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
+fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
+    &groups.iter().find(|(n, _)| *n == name).expect("a group").1
+}
+
+/// The held-out part's floors. Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62,
+/// recall@3 ≥ 0.60; the ranking reached 0.669 (Japanese 0.711, English 0.629) and recall 0.505,
+/// so the language floor is the goal and the other two sit just below what was reached (a drop
+/// fails; raise them to the goal once it is met).
+const HELD_OUT_PRECISION_FLOOR: f64 = 0.66;
+const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.50;
+
+/// Near the level the ranking reached on the tuning part when last tuned (0.726, Japanese
+/// 0.753, English 0.700; recall 0.580): a drop fails.
+const TUNING_PRECISION_FLOOR: f64 = 0.71;
+const TUNING_LANGUAGE_PRECISION_FLOOR: f64 = 0.68;
+const TUNING_RECALL_FLOOR: f64 = 0.57;
+
+#[test]
+fn keyword_precision_and_recall_at_3_reach_the_floors_on_both_parts() {
+    let (tuning, misses) = evaluate(Part::Tuning);
+    println!("tuning part, worst misses (right tags / shown, shown, gold):");
+    for (hits, predicted, gold, title) in misses.iter().take(25) {
+        println!(
+            "  {hits}/{} {predicted:?} gold {gold:?} — {title}",
+            predicted.len()
+        );
+    }
+    print_scores(Part::Tuning, &tuning);
+    let (held_out, none) = evaluate(Part::HeldOut);
+    assert!(none.is_empty());
+    print_scores(Part::HeldOut, &held_out);
+    let mut failed = Vec::new();
+    for (part, groups, p_floor, lang_floor, r_floor) in [
+        (
+            Part::Tuning,
+            &tuning,
+            TUNING_PRECISION_FLOOR,
+            TUNING_LANGUAGE_PRECISION_FLOOR,
+            TUNING_RECALL_FLOOR,
+        ),
+        (
+            Part::HeldOut,
+            &held_out,
+            HELD_OUT_PRECISION_FLOOR,
+            HELD_OUT_LANGUAGE_PRECISION_FLOOR,
+            HELD_OUT_RECALL_FLOOR,
+        ),
+    ] {
+        let all = score(groups, "all");
+        if all.precision() < p_floor {
+            failed.push(format!(
+                "{} precision@3 {:.3}",
+                part.name(),
+                all.precision()
+            ));
+        }
+        if all.recall() < r_floor {
+            failed.push(format!("{} recall@3 {:.3}", part.name(), all.recall()));
+        }
+        for language in ["Japanese", "English"] {
+            let p = score(groups, language).precision();
+            if p < lang_floor {
+                failed.push(format!("{} {language} precision@3 {p:.3}", part.name()));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
+}
 
 /// One analyser, three users: every keyword shown for an item, analysed as a search query,
 /// gives index terms that the item's own text has — so clicking a 頻出ワード finds its item.
+/// Over both parts (their texts carry URLs, currency amounts, `OPEC+`, `N+1` …); a miss in the
+/// held-out part is counted, never quoted.
 #[test]
 fn every_keyword_is_found_by_the_search_analyser() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
-    let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let a = Analyzer::get();
-    let items: Vec<Item> = set.items.into_iter().map(to_item).collect();
-    let refs: Vec<&Item> = items.iter().collect();
-    let df = DocFreq::from_items(&refs);
-    let mut checked = 0;
     // The search index's tokens (what `matome search` and the tantivy tokenizer use); a keyword
     // is found when its tokens stand in the item at the same relative positions (a phrase).
     let found = |doc: &[matome::analyze::SearchToken], q: &[matome::analyze::SearchToken]| {
@@ -196,40 +282,64 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for item in &items {
-        let title = a.search_tokens(&matome::analyze::prepare(&item.title));
-        let text = a.search_tokens(&matome::analyze::prepare(&item.text));
-        for k in a.keywords(item, &df, 3) {
-            let query = a.search_tokens(&matome::analyze::prepare(&k));
-            assert!(!query.is_empty(), "{k:?} analyses to nothing");
-            assert!(
-                found(&title, &query) || found(&text, &query),
-                "keyword {k:?} → {query:?} is not a phrase of {:?}",
-                item.title
-            );
-            checked += 1;
+    for part in [Part::Tuning, Part::HeldOut] {
+        let items: Vec<Item> = part.gold().iter().map(to_item).collect();
+        let refs: Vec<&Item> = items.iter().collect();
+        let df = DocFreq::from_items(&refs);
+        let (mut checked, mut lost) = (0, Vec::new());
+        for item in &items {
+            let title = a.search_tokens(&matome::analyze::prepare(&item.title));
+            let text = a.search_tokens(&matome::analyze::prepare(&item.text));
+            for k in a.keywords(item, &df, 3) {
+                let query = a.search_tokens(&matome::analyze::prepare(&k));
+                checked += 1;
+                if query.is_empty() || !(found(&title, &query) || found(&text, &query)) {
+                    lost.push(format!("{k:?} → {query:?} in {:?}", item.title));
+                }
+            }
+        }
+        assert!(checked > 150, "{} {checked}", part.name());
+        match part {
+            Part::Tuning => assert!(lost.is_empty(), "not found: {}", lost.join("; ")),
+            Part::HeldOut => assert!(
+                lost.is_empty(),
+                "{} keywords of the held-out part are not found by search",
+                lost.len()
+            ),
         }
     }
-    assert!(checked > 150, "{checked}");
 }
 
-/// The 頻出ワード of one item, ranked against the quality set's document frequencies (as fetch
-/// ranks a new item against the archive).
+/// The 頻出ワード of one item, ranked against the tuning part's document frequencies with the
+/// item counted in (as fetch ranks a new item against the archive).
 fn keywords_of(category: &str, site: &str, title: &str, description: &str) -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quality/keywords.toml");
-    let set: Set = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut items: Vec<Item> = set.items.into_iter().map(to_item).collect();
-    items.push(to_item(Gold {
-        category: category.into(),
-        site: site.into(),
-        title: title.into(),
-        description: description.into(),
-        keywords: vec![],
-        acceptable: vec![],
+    site_keywords(category, site, &[(title, description)])
+        .pop()
+        .expect("one item")
+}
+
+/// The 頻出ワード of several items of one new site (title, description), ranked against the
+/// tuning part's document frequencies with these items counted in, as an archive that holds
+/// them would rank them.
+fn site_keywords(category: &str, site: &str, items: &[(&str, &str)]) -> Vec<Vec<String>> {
+    let mut all: Vec<Item> = Part::Tuning.gold().iter().map(to_item).collect();
+    let first = all.len();
+    all.extend(items.iter().map(|(title, description)| {
+        to_item(&Gold {
+            category: category.into(),
+            site: site.into(),
+            title: (*title).into(),
+            description: (*description).into(),
+            keywords: vec![],
+            acceptable: vec![],
+        })
     }));
-    let refs: Vec<&Item> = items.iter().collect();
+    let refs: Vec<&Item> = all.iter().collect();
     let df = DocFreq::from_items(&refs);
-    Analyzer::get().keywords(items.last().unwrap(), &df, 3)
+    all[first..]
+        .iter()
+        .map(|i| Analyzer::get().keywords(i, &df, 3))
+        .collect()
 }
 
 // Regression tests for the misses issue 15 quotes, each named for what it guards.

@@ -1,0 +1,74 @@
+//! The candidates of one item's 頻出ワード as they are gathered (counts, where they stand,
+//! how they are written) and the rule that drops fragments: a word or phrase that is only a
+//! part of a longer kept phrase or name. Scoring and choosing are [`super::Analyzer::keywords_of`]'s.
+
+use rustc_hash::FxHashMap;
+
+use super::rank;
+
+/// One candidate key of an item.
+pub(super) struct Cand<'t> {
+    pub(super) tf: f64,
+    pub(super) count: usize,
+    pub(super) first: usize,
+    pub(super) phrase: bool,
+    pub(super) weak: bool,
+    pub(super) proper: bool,
+    /// Written all in lower case somewhere (so a capital elsewhere was a sentence's).
+    pub(super) lower: bool,
+    pub(super) in_title: bool,
+    pub(super) displays: FxHashMap<&'t str, usize>,
+}
+
+impl Cand<'_> {
+    /// A phrase is kept when it is a name, recurs, or is a title's noun phrase.
+    pub(super) fn kept(&self) -> bool {
+        self.phrase
+            && (self.proper
+                || self.count >= 2
+                || (self.in_title && self.displays.keys().any(|w| rank::title_noun_phrase(w))))
+    }
+}
+
+/// Removes the fragments of kept phrases from `cands`.
+pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>) {
+    // A phrase that only ever occurs inside a longer one ("small modular" in "small modular
+    // reactors") is that longer phrase's fragment.
+    // So is a word or phrase inside a longer name that holds it at least as often, or a
+    // name's tail ("Compose 1.9" of "Jetpack Compose 1.9"): a fragment of a kept phrase.
+    let inside = |short: &str, long: &str| {
+        long.len() > short.len()
+            && long.match_indices(short).any(|(at, _)| {
+                (at == 0 || long.as_bytes()[at - 1] == b' ')
+                    && long
+                        .as_bytes()
+                        .get(at + short.len())
+                        .is_none_or(|b| *b == b' ')
+            })
+    };
+    let fragments: Vec<&str> = cands
+        .iter()
+        .filter(|(k, c)| {
+            // (a common English word inside a kept phrase is that phrase's: "garbage" of
+            // "garbage collection")
+            let common = !c.phrase && (!c.proper || c.lower) && k.is_ascii();
+            cands.iter().any(|(l, d)| {
+                if !d.kept() || !inside(k, l) {
+                    return false;
+                }
+                common
+                    || ((d.proper || (d.count >= 2 && c.phrase))
+                        && (d.count >= c.count
+                            || (c.phrase && c.proper && d.proper && l.ends_with(*k) && {
+                                // (a tail, when the name's first word never stands alone)
+                                let head = l.split(' ').next().unwrap_or(l);
+                                cands.get(head).is_none_or(|h| h.count <= d.count)
+                            })))
+            })
+        })
+        .map(|(k, _)| *k)
+        .collect();
+    for k in fragments {
+        cands.remove(k);
+    }
+}
