@@ -547,9 +547,11 @@ async fn fetch_one(
             last_modified,
         } => {
             let url = url.to_string();
+            let budget = parse::Budget::for_items(settings.max_items_per_feed);
             let parsed = tokio::task::spawn_blocking(move || {
                 let text = decode::decode(&bytes, charset.as_deref()).map_err(|e| e.to_string())?;
-                parse::parse_feed(&text, &url)
+                drop(bytes);
+                parse::parse_feed_within(&text, &url, &budget)
             })
             .await;
             match parsed {
