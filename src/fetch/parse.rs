@@ -209,7 +209,7 @@ fn add_trends(text: &str, entries: &mut [Entry], base: Option<&url::Url>, nodes:
 }
 
 /// A search volume as Google Trends writes it: "20,000+" → 20000, "2万+" → 20000, "1M+" →
-/// 1000000, "500K+" → 500000.
+/// 1000000, "500K+" → 500000; clamped to [`crate::content::MAX_VOLUME`] (TOML's largest integer).
 pub fn parse_volume(s: &str) -> Option<u64> {
     let s = s.trim().trim_end_matches('+').replace([',', ' '], "");
     let (digits, mult) = if let Some(d) = s.strip_suffix(['K', 'k']) {
@@ -222,7 +222,9 @@ pub fn parse_volume(s: &str) -> Option<u64> {
         (s, 1.0)
     };
     let n: f64 = digits.parse().ok()?;
-    (n >= 0.0).then(|| (n * mult).round() as u64)
+    // `as` saturates (at u64::MAX, above TOML's range): clamp first.
+    let max = crate::content::MAX_VOLUME;
+    (n >= 0.0).then(|| ((n * mult).round() as u64).min(max))
 }
 
 /// A title as one line of plain text. A title the feed marks as HTML (Atom `type="html"`) loses
@@ -377,6 +379,21 @@ mod tests {
         assert_eq!(parse_volume("100"), Some(100));
         assert_eq!(parse_volume(""), None);
         assert_eq!(parse_volume("many"), None);
+    }
+
+    /// `99999999999999999999+` was written as `volume = 18446744073709551615`, past TOML's
+    /// integer range.
+    #[test]
+    fn a_volume_past_tomls_integer_range_is_clamped() {
+        let max = crate::content::MAX_VOLUME;
+        assert_eq!(max, i64::MAX as u64);
+        assert_eq!(parse_volume("99999999999999999999+"), Some(max));
+        assert_eq!(parse_volume("9223372036854775807"), Some(max));
+        assert_eq!(parse_volume("1e300"), Some(max));
+        assert_eq!(parse_volume("inf"), Some(max));
+        assert_eq!(parse_volume("99999999999999M+"), Some(max));
+        assert_eq!(parse_volume("NaN"), None);
+        assert_eq!(parse_volume("-5"), None);
     }
 
     const URL: &str = "http://example.com/feed.xml";

@@ -100,7 +100,7 @@ fn date() -> impl Strategy<Value = DateTime<FixedOffset>> {
 fn item() -> impl Strategy<Value = Item> {
     let trend = prop::option::of(
         (
-            prop::option::of(any::<u64>()),
+            prop::option::of(0..=crate::content::MAX_VOLUME),
             odd_string(),
             prop::collection::vec((odd_string(), odd_string(), odd_string()), 0..3),
         )
