@@ -15,6 +15,7 @@ use toml::Spanned;
 
 use crate::text::line_of;
 
+pub mod allow_private;
 pub mod deploy;
 pub mod publish;
 mod ranges;
@@ -174,7 +175,7 @@ pub struct FetchSettings {
     pub run_timeout: Duration,
     /// Networks and host names besides each feed's own origin that a fetch may reach although
     /// they are not globally reachable (`[fetch] allow_private`; see `fetch/guard.rs`).
-    pub allow_private: crate::fetch::address::AllowPrivate,
+    pub allow_private: allow_private::AllowPrivate,
 }
 
 /// The default `[fetch] run_timeout`: 10 minutes of the hourly workflow's 45 (the rest is for
@@ -551,14 +552,14 @@ impl Config {
     fn allow_private(
         raw: &[Spanned<String>],
         at: &dyn Fn(std::ops::Range<usize>) -> String,
-    ) -> Result<crate::fetch::address::AllowPrivate> {
+    ) -> Result<allow_private::AllowPrivate> {
         let mut entries = Vec::new();
         for e in raw {
-            crate::fetch::address::AllowPrivate::parse([e.get_ref().as_str()])
+            allow_private::AllowPrivate::parse([e.get_ref().as_str()])
                 .map_err(|why| anyhow::anyhow!("{}: fetch.allow_private: {why}", at(e.span())))?;
             entries.push(e.get_ref().as_str());
         }
-        crate::fetch::address::AllowPrivate::parse(entries).map_err(anyhow::Error::msg)
+        allow_private::AllowPrivate::parse(entries).map_err(anyhow::Error::msg)
     }
 
     /// Reads and parses `<root>/matome.toml`.

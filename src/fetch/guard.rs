@@ -21,7 +21,8 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use super::address::{AllowPrivate, non_global};
+use super::address::non_global;
+use crate::config::allow_private::AllowPrivate;
 
 /// A name resolved to addresses a fetch may not reach.
 #[derive(Debug, thiserror::Error)]
