@@ -15,6 +15,7 @@ use toml::Spanned;
 
 use crate::text::line_of;
 
+pub mod allow_private;
 pub mod deploy;
 pub mod publish;
 mod ranges;
@@ -172,6 +173,9 @@ pub struct FetchSettings {
     /// The whole run's deadline: feeds not fetched and parsed by then are recorded as failed
     /// ("run deadline reached") and everything already fetched is written.
     pub run_timeout: Duration,
+    /// Networks and host names besides each feed's own origin that a fetch may reach although
+    /// they are not globally reachable (`[fetch] allow_private`; see `fetch/guard.rs`).
+    pub allow_private: allow_private::AllowPrivate,
 }
 
 /// The default `[fetch] run_timeout`: 10 minutes of the hourly workflow's 45 (the rest is for
@@ -219,6 +223,7 @@ impl Default for FetchSettings {
             backoff_base: Duration::from_secs(3600),
             backoff_max: Duration::from_secs(24 * 3600),
             run_timeout: DEFAULT_RUN_TIMEOUT,
+            allow_private: Default::default(),
         }
     }
 }
@@ -268,6 +273,8 @@ struct RawFetch {
     backoff_base: Real,
     backoff_max: Real,
     run_timeout: Real,
+    #[serde(default)]
+    allow_private: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -528,6 +535,7 @@ impl Config {
             backoff_base: r.secs(raw.backoff_base, "fetch.backoff_base", d.backoff_base)?,
             backoff_max: r.secs(raw.backoff_max, "fetch.backoff_max", d.backoff_max)?,
             run_timeout: r.secs(raw.run_timeout, "fetch.run_timeout", d.run_timeout)?,
+            allow_private: Self::allow_private(&raw.allow_private, at)?,
         };
         if settings.backoff_base > settings.backoff_max {
             bail!(
@@ -538,6 +546,20 @@ impl Config {
             );
         }
         Ok(settings)
+    }
+
+    /// `[fetch] allow_private`: each entry a network, an address or a host name.
+    fn allow_private(
+        raw: &[Spanned<String>],
+        at: &dyn Fn(std::ops::Range<usize>) -> String,
+    ) -> Result<allow_private::AllowPrivate> {
+        let mut entries = Vec::new();
+        for e in raw {
+            allow_private::AllowPrivate::parse([e.get_ref().as_str()])
+                .map_err(|why| anyhow::anyhow!("{}: fetch.allow_private: {why}", at(e.span())))?;
+            entries.push(e.get_ref().as_str());
+        }
+        allow_private::AllowPrivate::parse(entries).map_err(anyhow::Error::msg)
     }
 
     /// Reads and parses `<root>/matome.toml`.

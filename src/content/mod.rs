@@ -55,8 +55,9 @@ pub struct Item {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trend {
-    /// The approximate search volume (`ht:approx_traffic` "20,000+" → 20000), if given.
-    #[serde(default)]
+    /// The approximate search volume (`ht:approx_traffic` "20,000+" → 20000), if given; at most
+    /// [`MAX_VOLUME`], TOML's largest integer.
+    #[serde(default, deserialize_with = "de_volume")]
     pub volume: Option<u64>,
     /// A picture of the trend (`ht:picture`), http(s) only.
     #[serde(default)]
@@ -64,6 +65,25 @@ pub struct Trend {
     /// The news articles the trend links to (`ht:news_item`).
     #[serde(default)]
     pub news: Vec<NewsLink>,
+}
+
+/// The largest volume a snapshot holds: TOML integers are 64-bit signed, and TOML 1.0 requires a
+/// reader to refuse one that does not fit, so larger volumes are clamped to this when read from a
+/// feed and when written.
+pub const MAX_VOLUME: u64 = i64::MAX as u64;
+
+/// A volume as TOML holds it: a whole number from 0 to [`MAX_VOLUME`]; anything else (such as
+/// `18446744073709551615`, which older versions wrote) is an error, as TOML 1.0 requires.
+fn de_volume<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    match Option::<i64>::deserialize(d) {
+        Ok(Some(v)) => u64::try_from(v).map(Some).map_err(|_| {
+            serde::de::Error::custom(format!("a trend volume is not negative, not {v}"))
+        }),
+        Ok(None) => Ok(None),
+        Err(e) => Err(serde::de::Error::custom(format!(
+            "a trend volume is a whole number from 0 to {MAX_VOLUME} (TOML's integer range): {e}"
+        ))),
+    }
 }
 
 /// One news article of a trend.
@@ -242,7 +262,7 @@ impl Snapshot {
                 // One inline table, news links one per line of the array.
                 out.push_str("trend = { ");
                 if let Some(v) = t.volume {
-                    let _ = write!(out, "volume = {v}, ");
+                    let _ = write!(out, "volume = {}, ", v.min(MAX_VOLUME));
                 }
                 out.push_str("picture = ");
                 toml_string(&mut out, &t.picture);

@@ -253,3 +253,38 @@ fn digest_hour_floors_in_site_zone() {
         PathBuf::from("content/2021/07/20/0800.md")
     );
 }
+
+/// TOML 1.0: integers are 64-bit signed, and a value that does not fit must be refused. matome
+/// wrote `volume = 18446744073709551615` for `99999999999999999999+` and read it back.
+#[test]
+fn a_volume_past_tomls_integer_range_is_refused_when_read_and_clamped_when_written() {
+    let mut s = snapshot();
+    s.items[0].trend = Some(Trend {
+        volume: Some(u64::MAX),
+        ..Trend::default()
+    });
+    let text = s.to_text();
+    assert!(text.contains(&format!("volume = {}, ", i64::MAX)), "{text}");
+    let back = Snapshot::parse(&text, "x.md").unwrap();
+    assert_eq!(
+        back.items[0].trend.as_ref().unwrap().volume,
+        Some(MAX_VOLUME)
+    );
+    // A strict reader agrees.
+    let fm = text.split("+++\n").nth(1).unwrap();
+    assert!(toml::from_str::<toml::Table>(fm).is_ok());
+
+    for bad in ["18446744073709551615", "9223372036854775808", "-1"] {
+        let broken = text.replace(
+            &format!("volume = {}", i64::MAX),
+            &format!("volume = {bad}"),
+        );
+        let line = broken.lines().position(|l| l.contains("volume =")).unwrap() + 1;
+        let e = Snapshot::parse(&broken, "content/x.md").unwrap_err();
+        assert_eq!(e.line, line, "{bad}: {e}");
+        assert!(
+            e.message.contains("volume") || e.message.contains("integer"),
+            "{bad}: {e}"
+        );
+    }
+}

@@ -2,12 +2,17 @@
 //!
 //! Conditional GET with the previous validators, connect and total timeouts, a cap on the
 //! decoded body (gzip, brotli and deflate are decoded while streaming, so a gzip bomb stops at
-//! the cap), at most N redirects over http(s) only, and `Retry-After` read on 429/503.
+//! the cap), at most N redirects over http(s) only, none inward (`guard.rs`: a redirect or a DNS
+//! answer leading from the feed's origin to a private address is refused), and `Retry-After`
+//! read on 429/503.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use reqwest::header::{self, HeaderMap};
 
+use super::guard::{Guard, Refused};
 use crate::config::FetchSettings;
 
 /// The user agent: matome and its version.
@@ -33,6 +38,9 @@ pub enum FetchError {
     TooLarge { limit: u64 },
     #[error("redirect refused: {0}")]
     Redirect(String),
+    /// A connection to an address the feed may not reach (`guard::Refused`).
+    #[error("{0}")]
+    Private(String),
     #[error("{0}")]
     Network(String),
 }
@@ -74,30 +82,70 @@ fn install_crypto_provider() {
     });
 }
 
-/// Builds the client a run shares between feeds.
-pub fn client(settings: &FetchSettings) -> anyhow::Result<reqwest::Client> {
-    install_crypto_provider();
-    let max = settings.max_redirects;
-    let policy = reqwest::redirect::Policy::custom(move |attempt| {
-        let url = attempt.url().clone();
-        if !crate::text::is_http_url(&url) {
-            return attempt.error(format!("redirect to a non-http(s) URL {url}"));
-        }
-        if attempt.previous().contains(&url) {
-            return attempt.error(format!("redirect loop at {url}"));
-        }
-        if attempt.previous().len() > max {
-            return attempt.error(format!("more than {max} redirects"));
-        }
-        attempt.follow()
-    });
-    let client = reqwest::Client::builder()
-        .user_agent(USER_AGENT)
-        .connect_timeout(settings.connect_timeout)
-        .timeout(settings.timeout)
-        .redirect(policy)
-        .build()?;
-    Ok(client)
+/// What a run's clients share: the settings, the TLS configuration (its root certificates are
+/// read once per run, not once per feed) and the proxies the environment names.
+pub struct Clients {
+    settings: FetchSettings,
+    tls: rustls::ClientConfig,
+    proxies: Vec<String>,
+}
+
+impl Clients {
+    pub fn new(settings: &FetchSettings) -> anyhow::Result<Clients> {
+        install_crypto_provider();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
+            .context("reading the system's root certificates")?;
+        let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .context("TLS protocol versions")?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth();
+        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(Clients {
+            settings: settings.clone(),
+            tls,
+            proxies: super::guard::proxy_hosts_from_env(),
+        })
+    }
+
+    /// The client of one feed's fetch: its resolver and redirect policy know the feed's
+    /// configured origin (`fetch/guard.rs`).
+    pub fn for_feed(&self, feed_url: &str) -> Result<reqwest::Client, FetchError> {
+        let guard = Arc::new(Guard::new(
+            feed_url,
+            self.settings.allow_private.clone(),
+            self.proxies.clone(),
+        ));
+        let max = self.settings.max_redirects;
+        let policy_guard = guard.clone();
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
+            let url = attempt.url().clone();
+            if !crate::text::is_http_url(&url) {
+                return attempt.error(format!("redirect to a non-http(s) URL {url}"));
+            }
+            if attempt.previous().contains(&url) {
+                return attempt.error(format!("redirect loop at {url}"));
+            }
+            if attempt.previous().len() > max {
+                return attempt.error(format!("more than {max} redirects"));
+            }
+            if let Err(why) = policy_guard.check_redirect(&url) {
+                return attempt.error(why);
+            }
+            attempt.follow()
+        });
+        reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .connect_timeout(self.settings.connect_timeout)
+            .timeout(self.settings.timeout)
+            .redirect(policy)
+            .tls_backend_preconfigured(self.tls.clone())
+            .dns_resolver(super::guard::Resolver(guard))
+            .build()
+            .map_err(|e| FetchError::Network(format!("building the HTTP client: {e}")))
+    }
 }
 
 /// One GET of `url`.
@@ -189,6 +237,13 @@ fn classify(e: reqwest::Error, settings: &FetchSettings) -> FetchError {
     }
     if e.is_redirect() {
         return FetchError::Redirect(source_chain(&e));
+    }
+    let mut src = std::error::Error::source(&e);
+    while let Some(s) = src {
+        if let Some(refused) = s.downcast_ref::<Refused>() {
+            return FetchError::Private(refused.to_string());
+        }
+        src = s.source();
     }
     FetchError::Network(source_chain(&e))
 }

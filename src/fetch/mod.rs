@@ -10,7 +10,9 @@
 //! decoded and parsed (the parse runs on tokio's blocking pool, inside the deadline) is recorded
 //! as failed ("run deadline reached"), and what was fetched by then is written as usual.
 
+pub mod address;
 pub mod decode;
+mod guard;
 pub mod http;
 pub mod parse;
 #[cfg(test)]
@@ -413,7 +415,7 @@ fn fetch_all(
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let client = http::client(settings)?;
+    let clients = Arc::new(http::Clients::new(settings)?);
     let deadline = tokio::time::Instant::from_std(deadline);
     let outcomes = runtime.block_on(async {
         let overall = Arc::new(Semaphore::new(settings.concurrency));
@@ -426,7 +428,7 @@ fn fetch_all(
                 .or_insert_with(|| Arc::new(Semaphore::new(settings.per_host)))
                 .clone();
             let overall = overall.clone();
-            let client = client.clone();
+            let clients = clients.clone();
             let settings = settings.clone();
             let url = feed.url.clone();
             let validators = state
@@ -444,7 +446,7 @@ fn fetch_all(
                     let _host = host_sem.acquire_owned().await.expect("never closed");
                     let _slot = overall.acquire_owned().await.expect("never closed");
                     started.store(true, std::sync::atomic::Ordering::Relaxed);
-                    fetch_one(&client, &url, &validators, &settings).await
+                    fetch_one(&clients, &url, &validators, &settings).await
                 };
                 match tokio::time::timeout_at(deadline, fetch).await {
                     Ok(outcome) => outcome,
@@ -508,11 +510,21 @@ fn host_key(url: &str) -> String {
 
 /// One feed: GET (waiting once for a short Retry-After), decode, parse.
 async fn fetch_one(
-    client: &reqwest::Client,
+    clients: &http::Clients,
     url: &str,
     validators: &http::Validators,
     settings: &FetchSettings,
 ) -> Outcome {
+    let client = match clients.for_feed(url) {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome::Failed {
+                error: e.to_string(),
+                retry_after: None,
+            };
+        }
+    };
+    let client = &client;
     let mut waited = false;
     let fetched = loop {
         match http::get(client, url, validators, settings).await {
@@ -547,9 +559,11 @@ async fn fetch_one(
             last_modified,
         } => {
             let url = url.to_string();
+            let budget = parse::Budget::for_items(settings.max_items_per_feed);
             let parsed = tokio::task::spawn_blocking(move || {
                 let text = decode::decode(&bytes, charset.as_deref()).map_err(|e| e.to_string())?;
-                parse::parse_feed(&text, &url)
+                drop(bytes);
+                parse::parse_feed_within(&text, &url, &budget)
             })
             .await;
             match parsed {

@@ -3,7 +3,7 @@
 //! RSS 0.9x, RSS 1.0 (RDF), RSS 2.0, Atom and JSON Feed through feed-rs. A panic inside the
 //! parser (feed-rs has some on real inputs) becomes an error for that feed only. What feed-rs
 //! refuses or reads empty goes to the lenient reader (`parse/lenient.rs`: Atom 0.3, prefixed RSS,
-//! ill-formed XML).
+//! ill-formed XML). Neither sees more of a body than the parse budget (`parse/budget.rs`) allows.
 
 use chrono::{DateTime, FixedOffset, Utc};
 use sha2::{Digest, Sha256};
@@ -12,7 +12,10 @@ use crate::config::FetchSettings;
 use crate::content::Item;
 use crate::text;
 
+pub mod budget;
 mod lenient;
+
+pub use budget::Budget;
 
 /// A feed as parsed, before it becomes archive items.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,12 +49,22 @@ const RSS_10_NS: &str = "http://purl.org/rss/1.0/";
 /// the same). When it refuses the feed, or finds no entry, the lenient reader (`lenient`) reads
 /// what it can: Atom 0.3, RSS under a namespace prefix, RSS 1.0 items without a link, Atom content
 /// types feed-rs refuses, and ill-formed XML. A feed neither reads an entry from keeps feed-rs's
-/// verdict (its error, or no entries).
+/// verdict (its error, or no entries). The budget of the default `fetch.max_items_per_feed`
+/// applies ([`parse_feed_within`] takes another).
 pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
+    let settings = FetchSettings::default();
+    parse_feed_within(text, url, &Budget::for_items(settings.max_items_per_feed))
+}
+
+/// [`parse_feed`] within `budget`: the parsers see at most its entries (the document is cut
+/// after them), and a body over its other bounds is refused with an error naming the bound.
+pub fn parse_feed_within(text: &str, url: &str, budget: &Budget) -> Result<ParsedFeed, String> {
+    let bounded = budget::bound(text, budget).map_err(|e| e.to_string())?;
+    let text: &str = &bounded.text;
     let strict = if text.contains(RSS_090_NS) {
-        parse_feed_inner(&text.replace(RSS_090_NS, RSS_10_NS), url)
+        parse_feed_inner(&text.replace(RSS_090_NS, RSS_10_NS), url, budget.nodes)
     } else {
-        parse_feed_inner(text, url)
+        parse_feed_inner(text, url, budget.nodes)
     };
     if matches!(&strict, Ok(feed) if !feed.entries.is_empty()) {
         return strict;
@@ -73,7 +86,7 @@ pub fn parse_feed(text: &str, url: &str) -> Result<ParsedFeed, String> {
     }
 }
 
-fn parse_feed_inner(text: &str, url: &str) -> Result<ParsedFeed, String> {
+fn parse_feed_inner(text: &str, url: &str, nodes: usize) -> Result<ParsedFeed, String> {
     let parser = feed_rs::parser::Builder::new()
         .base_uri(Some(url))
         // No made-up ids: we derive our own stable one (never random).
@@ -121,7 +134,7 @@ fn parse_feed_inner(text: &str, url: &str) -> Result<ParsedFeed, String> {
     let mut entries: Vec<Entry> = entries;
     // feed-rs does not keep unknown namespaces: read Google Trends' elements ourselves.
     if text.contains("approx_traffic") || text.contains("news_item") {
-        add_trends(text, &mut entries, base.as_ref());
+        add_trends(text, &mut entries, base.as_ref(), nodes);
     }
     Ok(ParsedFeed {
         title: feed.title.map(|t| title_text(&t)).filter(|t| !t.is_empty()),
@@ -133,12 +146,15 @@ fn parse_feed_inner(text: &str, url: &str) -> Result<ParsedFeed, String> {
 /// read (in document order; by title if the counts differ). A trend item has no GUID and shares
 /// its link with every other item, so its id becomes the word and the day it trended: the same
 /// word is archived once a day, however many hourly runs see it.
-fn add_trends(text: &str, entries: &mut [Entry], base: Option<&url::Url>) {
+///
+/// The document is held as a tree: at most four nodes (elements, attributes, texts) per node of
+/// the parse budget, else the trend data is left out.
+fn add_trends(text: &str, entries: &mut [Entry], base: Option<&url::Url>, nodes: usize) {
     let Ok(doc) = roxmltree::Document::parse_with_options(
         text,
         roxmltree::ParsingOptions {
             allow_dtd: false,
-            ..Default::default()
+            nodes_limit: u32::try_from(nodes.saturating_mul(4)).unwrap_or(u32::MAX),
         },
     ) else {
         return;
@@ -193,7 +209,7 @@ fn add_trends(text: &str, entries: &mut [Entry], base: Option<&url::Url>) {
 }
 
 /// A search volume as Google Trends writes it: "20,000+" → 20000, "2万+" → 20000, "1M+" →
-/// 1000000, "500K+" → 500000.
+/// 1000000, "500K+" → 500000; clamped to [`crate::content::MAX_VOLUME`] (TOML's largest integer).
 pub fn parse_volume(s: &str) -> Option<u64> {
     let s = s.trim().trim_end_matches('+').replace([',', ' '], "");
     let (digits, mult) = if let Some(d) = s.strip_suffix(['K', 'k']) {
@@ -206,7 +222,9 @@ pub fn parse_volume(s: &str) -> Option<u64> {
         (s, 1.0)
     };
     let n: f64 = digits.parse().ok()?;
-    (n >= 0.0).then(|| (n * mult).round() as u64)
+    // `as` saturates (at u64::MAX, above TOML's range): clamp first.
+    let max = crate::content::MAX_VOLUME;
+    (n >= 0.0).then(|| ((n * mult).round() as u64).min(max))
 }
 
 /// A title as one line of plain text. A title the feed marks as HTML (Atom `type="html"`) loses
@@ -361,6 +379,21 @@ mod tests {
         assert_eq!(parse_volume("100"), Some(100));
         assert_eq!(parse_volume(""), None);
         assert_eq!(parse_volume("many"), None);
+    }
+
+    /// `99999999999999999999+` was written as `volume = 18446744073709551615`, past TOML's
+    /// integer range.
+    #[test]
+    fn a_volume_past_tomls_integer_range_is_clamped() {
+        let max = crate::content::MAX_VOLUME;
+        assert_eq!(max, i64::MAX as u64);
+        assert_eq!(parse_volume("99999999999999999999+"), Some(max));
+        assert_eq!(parse_volume("9223372036854775807"), Some(max));
+        assert_eq!(parse_volume("1e300"), Some(max));
+        assert_eq!(parse_volume("inf"), Some(max));
+        assert_eq!(parse_volume("99999999999999M+"), Some(max));
+        assert_eq!(parse_volume("NaN"), None);
+        assert_eq!(parse_volume("-5"), None);
     }
 
     const URL: &str = "http://example.com/feed.xml";

@@ -100,7 +100,7 @@ fn date() -> impl Strategy<Value = DateTime<FixedOffset>> {
 fn item() -> impl Strategy<Value = Item> {
     let trend = prop::option::of(
         (
-            prop::option::of(any::<u64>()),
+            prop::option::of(0..=crate::content::MAX_VOLUME),
             odd_string(),
             prop::collection::vec((odd_string(), odd_string(), odd_string()), 0..3),
         )
@@ -307,5 +307,91 @@ proptest! {
         let large = work(8_000)?;
         prop_assert!(small > 0);
         prop_assert!(large <= 10 * small + 64, "work {} for n, {} for 8n", small, large);
+    }
+}
+
+/// Pieces hostile bodies repeat: entries, objects, unclosed and nested elements, attributes,
+/// markup in texts, CDATA and entities.
+const HOSTILE_XML: &[&str] = &[
+    "<item/>",
+    "<entry/>",
+    "<item><title>t</title><guid>g</guid></item>",
+    "<item>",
+    "<category>c</category>",
+    "<category/>",
+    "<link href=\"http://example.com/\" rel=\"alternate\"/>",
+    "<media:content url=\"x\"><media:thumbnail url=\"y\"/></media:content>",
+    "<x>",
+    "</x>",
+    "<x xml:base=\"a/\">",
+    "<a b=\"\" c=\"\" d=\"\"/>",
+    "<description><p>text <b>bold</b></p></description>",
+    "<![CDATA[<item/>]]>",
+    "&amp;&nbsp;",
+    "</item>",
+];
+
+const HOSTILE_JSON: &[&str] = &[
+    "{}",
+    "{\"id\":\"1\",\"title\":\"t\"}",
+    "{\"tags\":[\"a\",\"b\",\"c\"]}",
+    "{\"authors\":[{\"name\":\"a\"},{\"name\":\"b\"}]}",
+    "[[[]]]",
+    "\"x\"",
+];
+
+/// A body of `unit` × `n` inside an RSS channel, an Atom feed or a JSON Feed's items.
+fn hostile_body(shape: usize, unit: &str, n: usize) -> String {
+    match shape {
+        0 => format!(
+            "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>{}</channel></rss>",
+            unit.repeat(n)
+        ),
+        1 => format!(
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>t</title>{}</feed>",
+            unit.repeat(n)
+        ),
+        _ => format!(
+            "{{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"t\",\"items\":[{}]}}",
+            vec![unit; n].join(",")
+        ),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Whatever a body repeats and however often, the parse budget's pass does work linear in
+    /// its bytes, keeps at most the entry budget and counts at most the node budget; what it
+    /// passes on is no longer than the body (but for the closing tags it adds), and the parse
+    /// reads at most the entry budget. A body over the other bounds is refused, saying so.
+    #[test]
+    fn the_parse_budget_bounds_entries_and_nodes_with_work_linear_in_the_body(
+        shape in 0usize..3,
+        xml in prop::sample::select(HOSTILE_XML),
+        json in prop::sample::select(HOSTILE_JSON),
+        n in 1usize..6_000,
+        max_items in 1usize..40,
+    ) {
+        use super::parse::{Budget, budget, parse_feed_within};
+        let unit = if shape == 2 { json } else { xml };
+        let text = hostile_body(shape, unit, n);
+        let b = Budget::for_items(max_items);
+        match budget::bound(&text, &b) {
+            Ok(bounded) => {
+                prop_assert!(bounded.entries <= max_items);
+                prop_assert!(bounded.nodes <= b.nodes);
+                prop_assert!(bounded.work <= 2 * text.len() + 16, "work {} for {} bytes", bounded.work, text.len());
+                prop_assert!(bounded.text.len() <= text.len() + budget::DEPTH * 16);
+                if let Ok(feed) = parse_feed_within(&text, URL, &b) {
+                    prop_assert!(feed.entries.len() <= max_items, "{} entries", feed.entries.len());
+                }
+            }
+            Err(e) => {
+                let e = e.to_string();
+                prop_assert!(e.starts_with("refused: ") || e.starts_with("not a feed: "), "{}", e);
+                prop_assert!(parse_feed_within(&text, URL, &b).is_err());
+            }
+        }
     }
 }

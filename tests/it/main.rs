@@ -14,6 +14,8 @@ mod flood;
 mod import;
 mod init_check;
 mod module_graph;
+mod no_way_inward;
+mod parse_budget;
 mod publish;
 mod publish_guarantees;
 mod publish_oauth;

@@ -70,35 +70,25 @@ fn atom(entries: &str) -> String {
     )
 }
 
-/// Parses every snapshot file's front matter with Python's `tomllib` (a second TOML
-/// implementation) and returns, per file, each item's `published` as Python reads it
-/// (`datetime.isoformat()`).
+/// Each snapshot file's items' `published` as Python's `tomllib` (a second TOML
+/// implementation, the one every command's files are read with: `support::toml_readers`) reads
+/// it (`datetime.isoformat()`).
 fn tomllib_published(site: &Site) -> Vec<Vec<String>> {
-    let script = r#"
-import sys, tomllib, json
-out = []
-for path in sys.argv[1:]:
-    text = open(path, encoding="utf-8").read()
-    assert text.startswith("+++\n"), path
-    fm = text[4:].split("\n+++\n", 1)[0] + "\n"
-    data = tomllib.loads(fm)
-    out.append([item["published"].isoformat() for item in data.get("items", [])])
-print(json.dumps(out))
-"#;
     let files: Vec<_> = site.content_files().iter().map(|p| site.path(p)).collect();
     assert!(!files.is_empty());
-    let out = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(&files)
-        .output()
-        .expect("python3 (3.11 or later, for tomllib) is needed: run scripts/setup");
-    assert!(
-        out.status.success(),
-        "tomllib could not read a snapshot file matome wrote:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    crate::support::toml_readers::tomllib(&files)
+        .iter()
+        .map(|fm| {
+            fm["items"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|i| i["published"].as_str().unwrap().to_string())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Year 0 with a +23:59 offset was archived as `-0001-12-31T09:19:59+09:19`, and every later

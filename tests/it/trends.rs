@@ -260,3 +260,30 @@ fn trend_settings_are_read_and_checked() {
     out.assert_code(2);
     assert!(out.stderr.contains("window"), "{}", out.stderr);
 }
+
+/// `ht:approx_traffic` of `99999999999999999999+` was written as `volume =
+/// 18446744073709551615`, past TOML's integer range (a strict reader must refuse it; matome's
+/// own read it). The volume is clamped to TOML's largest integer; the file reads with the toml
+/// crate and tomllib (as every file a command writes does: `support::toml_readers`), and the
+/// site builds.
+#[test]
+fn a_volume_past_tomls_integer_range_is_clamped_and_every_reader_reads_the_file() {
+    let server = TestServer::new();
+    let feed = String::from_utf8(crate::support::fixture("google-trends-jp.xml"))
+        .unwrap()
+        .replacen("200,000+", "99999999999999999999+", 1);
+    server.route("/trends.xml", Response::rss(feed));
+    let site = Site::new();
+    site.write_config(&[
+        FeedSpec::new(&server.url("/trends.xml"), "トレンド").extra("kind = \"trends\"")
+    ]);
+    site.matome(&["fetch", "--now", "2021-07-20T14:28:58+09:00"])
+        .assert_success();
+    let file = site.read(&site.content_files()[0]);
+    assert!(file.contains("volume = 9223372036854775807,"), "{file}");
+    assert!(!file.contains("18446744073709551615"));
+    let items = archived(&site);
+    let ohtani = items.iter().find(|i| i.title == "大谷翔平").unwrap();
+    assert_eq!(ohtani.trend.as_ref().unwrap().volume, Some(i64::MAX as u64));
+    site.matome(&["build"]).assert_success();
+}

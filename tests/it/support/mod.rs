@@ -5,6 +5,7 @@ pub mod browser;
 pub mod fake_s3;
 pub mod server;
 pub mod site;
+pub mod toml_readers;
 pub mod web;
 
 pub use server::{Request, Response, TestServer};

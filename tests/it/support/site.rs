@@ -422,6 +422,7 @@ impl Site {
             .stderr(Stdio::piped());
 
         let command = format!("matome --root {} {}", self.root().display(), args.join(" "));
+        let stamps = super::toml_readers::stamps(self.root());
         let started = Instant::now();
         let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {bin}: {e}"));
         let mut so = child.stdout.take().unwrap();
@@ -463,6 +464,10 @@ impl Site {
             !timed_out,
             "matome did not finish within {timeout:?} and was killed:\n{out:?}"
         );
+        // Every snapshot file this command wrote reads with a strict TOML parser and tomllib.
+        let written =
+            super::toml_readers::changed(&stamps, &super::toml_readers::stamps(self.root()));
+        super::toml_readers::check_written(&written);
         out
     }
 }
