@@ -5,7 +5,7 @@
 //! a feed cannot pose as many sites, and a feed gets at most `fetch.max_items_per_feed_day`
 //! new items a day (the rest wait), so a month of it adds under 10 MB, measured on a real build.
 //! An item count alone does not bound bytes: 200 items a day at the longest lengths matome
-//! keeps added ~41 MB a month; a feed's day also holds at most `fetch.max_bytes_per_feed_day`
+//! keeps added ~54 MB a month; a feed's day also holds at most `fetch.max_bytes_per_feed_day`
 //! of what its items weigh (`fetch/weight.rs`), so that month adds under 10 MB too, while the
 //! ordinary month is untouched and deferred items arrive on a later day, each once.
 
