@@ -163,6 +163,10 @@ pub struct FetchSettings {
     /// New items archived per feed per day (the site's calendar day); the rest wait for a later
     /// day's run (see `fetch::run`).
     pub max_items_per_feed_day: usize,
+    /// Bytes the new items of one feed may add in a day (weighed by `fetch/weight.rs`: the
+    /// larger of their bytes in content/ and in the built site); the rest wait likewise, and an
+    /// item heavier than this alone is not archived.
+    pub max_bytes_per_feed_day: u64,
     /// Titles longer than this many characters are cut (with "…").
     pub max_title_chars: usize,
     /// The plain text kept from an item's description.
@@ -203,6 +207,11 @@ impl Default for AnalyzeSettings {
     }
 }
 
+/// The default `[fetch] max_bytes_per_feed_day`: 330 kB, so a month of one feed weighs at most
+/// ~10 MB whatever it sends (measured: 8–9 MB of site for the heaviest items), while 200
+/// ordinary items a day (~1.5 kB each) pass.
+pub const DEFAULT_MAX_BYTES_PER_FEED_DAY: u64 = 330_000;
+
 /// The largest `[fetch] run_timeout` accepted, in seconds: a day.
 pub const MAX_RUN_TIMEOUT_SECS: f64 = 86_400.0;
 
@@ -218,6 +227,7 @@ impl Default for FetchSettings {
             retry_after_max_wait: Duration::from_secs(10),
             max_items_per_feed: 200,
             max_items_per_feed_day: 200,
+            max_bytes_per_feed_day: DEFAULT_MAX_BYTES_PER_FEED_DAY,
             max_title_chars: 300,
             max_text_chars: 1000,
             backoff_base: Duration::from_secs(3600),
@@ -268,6 +278,7 @@ struct RawFetch {
     retry_after_max_wait: Real,
     max_items_per_feed: Int,
     max_items_per_feed_day: Int,
+    max_bytes_per_feed_day: Int,
     max_title_chars: Int,
     max_text_chars: Int,
     backoff_base: Real,
@@ -525,6 +536,11 @@ impl Config {
                 raw.max_items_per_feed_day,
                 "fetch.max_items_per_feed_day",
                 d.max_items_per_feed_day,
+            )?,
+            max_bytes_per_feed_day: r.int(
+                raw.max_bytes_per_feed_day,
+                "fetch.max_bytes_per_feed_day",
+                d.max_bytes_per_feed_day,
             )?,
             max_title_chars: r.int(
                 raw.max_title_chars,

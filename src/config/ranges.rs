@@ -37,6 +37,7 @@ pub const RANGES: &[(&str, f64, f64)] = &[
     ("fetch.retry_after_max_wait", 0.0, 3600.0),
     ("fetch.max_items_per_feed", 1.0, 100_000.0),
     ("fetch.max_items_per_feed_day", 1.0, 1_000_000.0),
+    ("fetch.max_bytes_per_feed_day", 1000.0, 1e12),
     ("fetch.max_title_chars", 1.0, 100_000.0),
     ("fetch.max_text_chars", 0.0, 100_000.0),
     ("fetch.backoff_base", 0.0, 604_800.0),

@@ -130,6 +130,14 @@ fn numeric_settings_out_of_range_are_refused_with_file_line_and_key() {
             "fetch.max_items_per_feed_day",
         ),
         (
+            "[fetch]\nmax_bytes_per_feed_day = 999\n",
+            "fetch.max_bytes_per_feed_day",
+        ),
+        (
+            "[fetch]\nmax_bytes_per_feed_day = 1e13\n",
+            "fetch.max_bytes_per_feed_day",
+        ),
+        (
             "[build]\nkeyword_min_sites = 0\n",
             "build.keyword_min_sites",
         ),
@@ -166,6 +174,10 @@ fn numeric_settings_out_of_range_are_refused_with_file_line_and_key() {
     // What bounds one feed (issue 21): its daily items and the sites a keyword page needs.
     let c = Config::parse(MINIMAL, "matome.toml").unwrap();
     assert_eq!(c.fetch.max_items_per_feed_day, 200);
+    assert_eq!(c.fetch.max_bytes_per_feed_day, 330_000);
+    let text = format!("{MINIMAL}\n[fetch]\nmax_bytes_per_feed_day = 1000000000000\n");
+    let c = Config::parse(&text, "matome.toml").unwrap();
+    assert_eq!(c.fetch.max_bytes_per_feed_day, 1_000_000_000_000);
     assert_eq!(c.build.keyword_min_sites, 2);
 }
 

@@ -11,6 +11,7 @@
 //! as failed ("run deadline reached"), and what was fetched by then is written as usual.
 
 pub mod address;
+pub mod daily;
 pub mod decode;
 mod guard;
 pub mod http;
@@ -18,6 +19,7 @@ pub mod parse;
 #[cfg(test)]
 mod proptests;
 pub mod state;
+pub mod weight;
 
 use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
@@ -241,6 +243,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
 
     // Turn entries into items, in config order, each new exactly once.
     let mut new_items = Vec::new();
+    let day = now.date_naive();
     for (feed, outcome) in due.iter().zip(outcomes) {
         let fs = state.feeds.get_mut(&feed.url).expect("inserted above");
         match outcome {
@@ -290,37 +293,31 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                 };
                 let before = new_items.len();
                 let mut bad_dates = 0;
-                // The feed's daily budget: new items past it wait (not marked seen) for a
+                // The feed's daily budgets: new items past them wait (not marked seen) for a
                 // later day's run, which fetches the feed in full again (no validators kept).
-                let day = now.date_naive();
-                let budget = fs.budget_left(day, config.fetch.max_items_per_feed_day);
-                let mut waiting = 0u64;
+                let mut budget = daily::DayBudget::of(fs, day, &config.fetch);
                 for entry in parsed.entries.iter().take(config.fetch.max_items_per_feed) {
                     let item = parse::to_item(entry, &cx);
-                    if seen.contains(&item.key()) {
-                        continue;
-                    }
-                    if new_items.len() - before >= budget {
-                        waiting += 1;
+                    if seen.contains(&item.key())
+                        || budget.admit(weight::weigh(&item).bytes()) != daily::Admit::Take
+                    {
                         continue;
                     }
                     seen.insert(item.key());
                     bad_dates += usize::from(parse::implausible_date(entry, now));
                     new_items.push(item);
                 }
-                fs.spend_budget(day, new_items.len() - before);
-                fs.items_waiting = waiting;
-                if waiting == 0 {
+                fs.items_waiting = budget.waiting();
+                fs.items_too_large = budget.too_large;
+                if budget.waiting() == 0 {
                     fs.etag = etag;
                     fs.last_modified = last_modified;
                 } else {
                     fs.etag = None;
                     fs.last_modified = None;
-                    eprintln!(
-                        "note: {}: {waiting} new item(s) wait for a later day: the feed has had its {} of today \
-                         (fetch.max_items_per_feed_day)",
-                        feed.url, config.fetch.max_items_per_feed_day
-                    );
+                }
+                for note in budget.notes(&feed.url, &config.fetch) {
+                    eprintln!("{note}");
                 }
                 if bad_dates > 0 {
                     eprintln!(
@@ -340,6 +337,9 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         crate::analyze::annotate_new(&mut new_items, &mut df, &config.analyze);
         Some(df)
     };
+
+    // Each feed's day is charged what its items weigh with their keywords and summaries.
+    daily::spend(&mut state, &new_items, day, &config.fetch);
 
     // Feeds no longer configured leave the state file.
     let configured: HashSet<&str> = config.feeds.iter().map(|f| f.url.as_str()).collect();

@@ -56,15 +56,22 @@ pub struct FeedState {
     /// feed cannot pose as many sites by changing its title (issue 21).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<String>,
-    /// The daily item budget (`fetch.max_items_per_feed_day`): the day (in the site's zone)
-    /// and the items archived on it.
+    /// The daily budgets (`fetch.max_items_per_feed_day`, `fetch.max_bytes_per_feed_day`): the
+    /// day (in the site's zone), the items archived on it and what they weigh
+    /// (`fetch/weight.rs`), an earlier day's overshoot included (see [`FeedState::bytes_used_on`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_day: Option<chrono::NaiveDate>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub budget_used: u64,
-    /// New items the last run left for a later day (over the budget).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub budget_bytes: u64,
+    /// New items the last run left for a later day (over a budget).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub items_waiting: u64,
+    /// New items the last run did not archive because each alone weighs more than a whole day's
+    /// byte budget (they never fit; a larger `fetch.max_bytes_per_feed_day` lets them in).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub items_too_large: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -82,13 +89,31 @@ impl FeedState {
         (max as u64).saturating_sub(used) as usize
     }
 
-    /// Counts `n` items archived on `day`.
-    pub fn spend_budget(&mut self, day: chrono::NaiveDate, n: usize) {
+    /// The bytes already weighed against `day`'s budget of `max`: the day's own, or, on a later
+    /// day, what an earlier day weighed past its budget less `max` for each day since (an item's
+    /// weight is known in full only after the analysis, so a run may overshoot; the overshoot is
+    /// a debt the next day pays, and `n` days never weigh more than `n × max` plus one run's
+    /// overshoot).
+    pub fn bytes_used_on(&self, day: chrono::NaiveDate, max: u64) -> u64 {
+        match self.budget_day {
+            Some(d) if d == day => self.budget_bytes,
+            Some(d) => {
+                let days = (day - d).num_days().max(1) as u64;
+                self.budget_bytes.saturating_sub(max.saturating_mul(days))
+            }
+            None => 0,
+        }
+    }
+
+    /// Counts `n` items weighing `bytes` archived on `day` (`max`: the day's byte budget).
+    pub fn spend(&mut self, day: chrono::NaiveDate, n: usize, bytes: u64, max: u64) {
+        let used = self.bytes_used_on(day, max);
         if self.budget_day != Some(day) {
             self.budget_day = Some(day);
             self.budget_used = 0;
         }
         self.budget_used += n as u64;
+        self.budget_bytes = used.saturating_add(bytes);
     }
 }
 
@@ -249,9 +274,9 @@ mod tests {
         let day = chrono::NaiveDate::from_ymd_opt(2021, 8, 1).unwrap();
         let mut fs = FeedState::default();
         assert_eq!(fs.budget_left(day, 200), 200);
-        fs.spend_budget(day, 150);
+        fs.spend(day, 150, 0, 1000);
         assert_eq!(fs.budget_left(day, 200), 50);
-        fs.spend_budget(day, 50);
+        fs.spend(day, 50, 0, 1000);
         assert_eq!(fs.budget_left(day, 200), 0);
         assert_eq!(
             fs.budget_left(day, 100),
@@ -260,8 +285,39 @@ mod tests {
         );
         let next = day.succ_opt().unwrap();
         assert_eq!(fs.budget_left(next, 200), 200);
-        fs.spend_budget(next, 1);
+        fs.spend(next, 1, 0, 1000);
         assert_eq!((fs.budget_day, fs.budget_used), (Some(next), 1));
+    }
+
+    #[test]
+    fn the_byte_budget_carries_only_an_overshoot_into_the_next_days() {
+        let day = chrono::NaiveDate::from_ymd_opt(2021, 8, 1).unwrap();
+        let later = |n| day + chrono::Days::new(n);
+        let mut fs = FeedState::default();
+        assert_eq!(fs.bytes_used_on(day, 1000), 0);
+        fs.spend(day, 1, 600, 1000);
+        fs.spend(day, 1, 300, 1000);
+        assert_eq!(fs.bytes_used_on(day, 1000), 900);
+        assert_eq!(
+            fs.bytes_used_on(later(1), 1000),
+            0,
+            "what is left is not kept"
+        );
+        fs.spend(day, 1, 1700, 1000);
+        assert_eq!(fs.bytes_used_on(day, 1000), 2600);
+        assert_eq!(
+            fs.bytes_used_on(later(1), 1000),
+            1600,
+            "the overshoot is a debt"
+        );
+        assert_eq!(fs.bytes_used_on(later(2), 1000), 600);
+        assert_eq!(fs.bytes_used_on(later(3), 1000), 0);
+        fs.spend(later(2), 2, 100, 1000);
+        assert_eq!((fs.budget_used, fs.budget_bytes), (2, 700));
+        // A run dated before the last one starts a day, as the item budget does.
+        assert_eq!(fs.bytes_used_on(day, 1000), 0);
+        assert_eq!(fs.bytes_used_on(later(2), u64::MAX), 700);
+        assert_eq!(fs.bytes_used_on(later(900), u64::MAX), 0, "no overflow");
     }
 
     #[test]
