@@ -75,8 +75,6 @@ pub struct BuildReport {
     pub written: usize,
     /// Files of the last build the site no longer has, deleted.
     pub removed: usize,
-    /// Snapshot files parsed (the rest came from the archive cache).
-    pub parsed_files: usize,
     /// What updating the search index did.
     pub search: crate::search::index::IndexReport,
     /// The output folder's bytes and files after the build.
@@ -187,7 +185,6 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         rendered: planned.todo.len(),
         written: done.written,
         removed: done.removed,
-        parsed_files: inputs.archive.parsed_files,
         search: inputs.search,
         output: inputs.output,
         elapsed: started.elapsed(),
