@@ -354,18 +354,12 @@ impl Config {
         })?;
         let at = |span: std::ops::Range<usize>| format!("{name}:{}", line_of(text, span.start));
 
-        let base_url = raw.base_url.get_ref().trim().to_string();
-        match url::Url::parse(&base_url) {
-            Ok(u) if crate::text::is_http_url(&u) => {}
-            _ => bail!(
-                "{}: `base_url` must be an absolute http(s) URL such as \"https://USER.github.io/REPO/\", not {base_url:?}",
-                at(raw.base_url.span())
-            ),
-        }
-        let base_url = if base_url.ends_with('/') {
-            base_url
-        } else {
-            format!("{base_url}/")
+        let Some(base_url) = normalize_base_url(raw.base_url.get_ref()) else {
+            bail!(
+                "{}: `base_url` must be an absolute http(s) URL such as \"https://USER.github.io/REPO/\", not {:?}",
+                at(raw.base_url.span()),
+                raw.base_url.get_ref().trim()
+            )
         };
 
         let timezone = match &raw.timezone {
@@ -589,6 +583,18 @@ impl Config {
         })?;
         Config::parse(&text, &path.display().to_string())
     }
+}
+
+/// The one normalisation of a base URL (`base_url` in matome.toml, `--base-url`): trimmed, an
+/// absolute http(s) URL, ending in `/`; `None` when it is not an absolute http(s) URL.
+pub fn normalize_base_url(s: &str) -> Option<String> {
+    let s = s.trim();
+    crate::text::http_url(s)?;
+    Some(if s.ends_with('/') {
+        s.to_string()
+    } else {
+        format!("{s}/")
+    })
 }
 
 /// `<root>/matome.toml`.

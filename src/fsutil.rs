@@ -185,6 +185,23 @@ pub fn from_sealed<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     postcard::from_bytes(unseal(bytes)?).ok()
 }
 
+/// `rel` (a path read from a cache) under `output`, if it stays there: relative, only plain
+/// names (no `..`, no root, no `\`, no NUL), and its folder, resolved through symlinks, inside
+/// `output` (the canonical output folder). `None` for anything else, which is then left alone.
+pub fn confined(output: &Path, rel: &str) -> Option<PathBuf> {
+    use std::path::Component;
+    let p = Path::new(rel);
+    if rel.is_empty()
+        || rel.contains(['\0', '\\'])
+        || !p.components().all(|c| matches!(c, Component::Normal(_)))
+    {
+        return None;
+    }
+    let full = output.join(p);
+    let parent = full.parent()?.canonicalize().ok()?;
+    parent.starts_with(output).then_some(full)
+}
+
 /// An exclusive lock on the site, held while a run changes content/ or the fetch state.
 /// Released when dropped, and by the OS if the process dies.
 #[derive(Debug)]

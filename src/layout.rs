@@ -35,13 +35,18 @@ pub const SEARCH_INDEX_DIR: &str = "search";
 pub const SEARCH_FILES: &str = "files.json";
 /// `.matome/search/tantivy/`: tantivy's own files.
 pub const TANTIVY_DIR: &str = "tantivy";
-/// `.matome/check/`: what `matome check` knows of the content files (`content.bin`) and, per
-/// output folder, of the built site's links (`<output key>.links`; `crate::check`), and the
+/// `.matome/check/`: per output folder, of the built site's links (`<output key>.links`; `crate::check`), and the
 /// pages builds wrote since the last check (`<output key>.pending`; `crate::render::changes`).
 pub const CHECK_DIR: &str = "check";
-/// `.matome/search-docs/`: per month, the items the static search index was written from
-/// (`crate::render`).
-pub const SEARCH_DOCS_DIR: &str = "search-docs";
+/// `.matome/derived/`: one record per snapshot file, the snapshot as parsed
+/// ([`crate::content::derived`]).
+pub const DERIVED_DIR: &str = "derived";
+/// `.matome/search-docs/`: the static search's documents per month before the derived layer
+/// (issue 23); removed by a build that finds it.
+pub const LEGACY_SEARCH_DOCS_DIR: &str = "search-docs";
+/// `.matome/check/content.bin`: what `matome check` kept of each content file before the
+/// derived layer (issue 23: the check reads `keys.bin`); removed by a check that finds it.
+pub const LEGACY_CHECK_CONTENT: &str = "content.bin";
 
 /// `.matome/` of the site at `root`.
 pub fn cache_dir(root: &Path) -> PathBuf {
@@ -128,9 +133,9 @@ pub fn check_pending(root: &Path, output: &Path) -> PathBuf {
     check_dir(root).join(format!("{}.pending", output_key(output)))
 }
 
-/// `.matome/search-docs/` of the site at `root`.
-pub fn search_docs_dir(root: &Path) -> PathBuf {
-    cache_dir(root).join(SEARCH_DOCS_DIR)
+/// `.matome/derived/` of the site at `root`.
+pub fn derived_dir(root: &Path) -> PathBuf {
+    cache_dir(root).join(DERIVED_DIR)
 }
 
 #[cfg(test)]
@@ -148,7 +153,7 @@ mod tests {
             search_index_dir(root),
             search_files(root),
             tantivy_dir(root),
-            search_docs_dir(root),
+            derived_dir(root),
             check_dir(root),
         ] {
             assert!(p.starts_with("site/.matome"), "{}", p.display());

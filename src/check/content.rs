@@ -2,31 +2,20 @@
 //! declares, and archives no item another file already has.
 //!
 //! A year is 8,760 files; parsing them all each hour would cost more than the rest of the check.
-//! So what the check needs of each file (the hour it declares, a hash of each item's key, or its
-//! parse error) is kept in `.matome/check/content.bin` (sealed with [`fsutil::seal`]) with the
-//! file's size, modification time and content hash, like the archive cache: a file is parsed
-//! again only when it is new or its bytes changed (a fresh clone's new times cost a read and a
-//! hash, not a parse). A record that is missing, does not verify or is of another matome version
-//! is rebuilt by parsing everything; `--all` does that too. Duplicates are found by key hash and
-//! confirmed on the two files' parsed items before they are reported, so a hash collision is
-//! never reported as a duplicate. Problems come out in path order whether the record was used
-//! or not.
+//! So the check reads what it needs of each file (the hour it declares, each item's key) from
+//! the derived layer's keys view, the same one a fetch reads ([`content::keys`]): a file is
+//! parsed again only when it is new or its bytes changed, and a file that does not parse is
+//! parsed (and reported) every time until it is fixed. `--all` parses every file from content/.
+//! Duplicates are found by key and confirmed on the two files' parsed items before they are
+//! reported, so a key collision is never reported as a duplicate. Problems come out in path
+//! order whether the view was used or not.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::Result;
-use chrono::{DateTime, FixedOffset};
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::content::{self, ItemKey, Snapshot};
-use crate::fsutil;
-
-/// 2: items keyed by [`ItemKey`] (the fetch's key) instead of a 64-bit hash of their own.
-const FORMAT: u32 = 2;
 
 /// What the content check found.
 #[derive(Debug, Default)]
@@ -34,180 +23,81 @@ pub struct ContentReport {
     pub problems: Vec<String>,
     pub files: usize,
     pub items: usize,
-    /// Files parsed this time (the rest came from the record).
+    /// Files not taken from the keys view this time (loaded from their record or parsed).
     pub parsed: usize,
-}
-
-/// What the check needs of one snapshot file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct FileRec {
-    size: u64,
-    mtime: u128,
-    /// [`crate::hash::fnv1a`] of the file's bytes.
-    hash: u64,
-    /// Its hour (RFC 3339), or the reason it does not parse.
-    hour: Result<String, String>,
-    /// Each item's key ([`crate::content::Item::key`]), in file order.
-    keys: Vec<ItemKey>,
-}
-
-type Record = (u32, String, BTreeMap<String, FileRec>);
-
-fn record_path(root: &Path) -> PathBuf {
-    crate::layout::check_dir(root).join("content.bin")
-}
-
-fn load_record(root: &Path) -> BTreeMap<String, FileRec> {
-    std::fs::read(record_path(root))
-        .ok()
-        .and_then(|b| fsutil::from_sealed::<Record>(&b))
-        .filter(|(f, v, _)| *f == FORMAT && v == env!("CARGO_PKG_VERSION"))
-        .map(|(_, _, files)| files)
-        .unwrap_or_default()
-}
-
-/// A file read and, unless `old` still describes its bytes, parsed.
-fn read_file(path: &Path, old: Option<&FileRec>) -> (FileRec, bool) {
-    let (size, mtime) = content::stamp(path).unwrap_or((u64::MAX, 0));
-    if let Some(old) = old
-        && old.size == size
-        && old.mtime == mtime
-    {
-        return (old.clone(), false);
-    }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            let rec = FileRec {
-                size,
-                mtime,
-                hash: 0,
-                hour: Err(format!("reading snapshot {}: {e}", path.display())),
-                keys: Vec::new(),
-            };
-            return (rec, true);
-        }
-    };
-    let hash = crate::hash::fnv1a(&bytes);
-    if let Some(old) = old
-        && old.hash == hash
-        && old.size == size
-    {
-        let mut rec = old.clone();
-        rec.mtime = mtime;
-        return (rec, false);
-    }
-    let parsed = String::from_utf8(bytes)
-        .map_err(|e| format!("{}: not UTF-8 ({e})", path.display()))
-        .and_then(|text| {
-            Snapshot::parse(&text, &path.display().to_string())
-                .map_err(|e| format!("{:#}", anyhow::Error::from(e)))
-        });
-    let rec = match parsed {
-        Ok(s) => FileRec {
-            size,
-            mtime,
-            hash,
-            hour: Ok(content::rfc3339(&s.hour)),
-            keys: s.items.iter().map(crate::content::Item::key).collect(),
-        },
-        Err(e) => FileRec {
-            size,
-            mtime,
-            hash,
-            hour: Err(e),
-            keys: Vec::new(),
-        },
-    };
-    (rec, true)
 }
 
 /// Checks every snapshot file of the site at `root`; `all` parses every one.
 pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
     let mut r = ContentReport::default();
-    let paths = match content::snapshot_paths(root) {
-        Ok(p) => p,
+    let keys = match content::keys::load_keys_with(root, all) {
+        Ok(k) => k,
         Err(e) => {
             r.problems.push(format!("{e:#}"));
             return r;
         }
     };
-    r.files = paths.len();
-    let old = if all {
-        BTreeMap::new()
-    } else {
-        load_record(root)
-    };
-    let shown: Vec<String> = paths
+    r.parsed = keys.parsed_files;
+    r.files = keys.files.len() + keys.broken.len();
+    // Every file in path order: its entry, or why it does not load.
+    let mut files: Vec<(&str, Result<&content::keys::FileKeys, &str>)> = keys
+        .files
         .iter()
-        .map(|p| p.strip_prefix(root).unwrap_or(p).display().to_string())
+        .map(|(rel, e)| (rel.as_str(), Ok(e)))
         .collect();
-    let read: Vec<(FileRec, bool)> = paths
-        .par_iter()
-        .zip(&shown)
-        .map(|(p, s)| read_file(p, old.get(s)))
+    let broken: Vec<(String, &str)> = keys
+        .broken
+        .iter()
+        .map(|b| (content::rel_name(root, &b.path), b.error.as_str()))
         .collect();
-    r.parsed = read.iter().filter(|(_, parsed)| *parsed).count();
-    let recs: Vec<FileRec> = read.into_iter().map(|(f, _)| f).collect();
+    files.extend(broken.iter().map(|(rel, e)| (rel.as_str(), Err(*e))));
+    files.sort_by(|a, b| a.0.cmp(b.0));
 
     // key → (file, item) of its first occurrence, in path order.
     let mut seen: FxHashMap<ItemKey, (usize, usize)> = FxHashMap::default();
     let mut loaded: FxHashMap<usize, Option<Snapshot>> = FxHashMap::default();
-    for (f, rec) in recs.iter().enumerate() {
-        let hour = match &rec.hour {
-            Ok(h) => h,
+    for (f, (rel, entry)) in files.iter().enumerate() {
+        let entry = match entry {
+            Ok(e) => e,
             Err(e) => {
-                r.problems.push(e.clone());
+                r.problems.push(e.to_string());
                 continue;
             }
         };
-        if let Ok(hour) = DateTime::<FixedOffset>::parse_from_rfc3339(hour) {
-            let local = match config {
-                Some(c) => hour.with_timezone(&c.timezone).fixed_offset(),
-                None => hour,
-            };
-            let expected = content::snapshot_rel_path(&local);
-            if !paths[f].ends_with(&expected) {
-                r.problems.push(format!(
-                    "{}: its hour is {} but the file for that hour is {}",
-                    shown[f],
-                    content::rfc3339(&hour),
-                    expected.display()
-                ));
-            }
+        let hour = entry.hour();
+        let local = match config {
+            Some(c) => hour.with_timezone(&c.timezone).fixed_offset(),
+            None => hour,
+        };
+        let expected = content::snapshot_rel_path(&local);
+        if !Path::new(rel).ends_with(&expected) {
+            r.problems.push(format!(
+                "{rel}: its hour is {} but the file for that hour is {}",
+                content::rfc3339(&hour),
+                expected.display()
+            ));
         }
-        for (i, &k) in rec.keys.iter().enumerate() {
+        for (i, &k) in entry.keys.iter().enumerate() {
             r.items += 1;
             let Some(&(first_f, first_i)) = seen.get(&k) else {
                 seen.insert(k, (f, i));
                 continue;
             };
-            // Confirmed on the parsed items: a hash collision is not a duplicate.
+            // Confirmed on the parsed items: a key collision is not a duplicate.
             for g in [f, first_f] {
                 loaded
                     .entry(g)
-                    .or_insert_with(|| Snapshot::load(&paths[g]).ok());
+                    .or_insert_with(|| Snapshot::load(&root.join(files[g].0)).ok());
             }
             let item = |g: usize, n: usize| loaded[&g].as_ref().and_then(|s| s.items.get(n));
             if let (Some(a), Some(b)) = (item(f, i), item(first_f, first_i))
                 && (&a.feed, &a.id) == (&b.feed, &b.id)
             {
                 r.problems.push(format!(
-                    "{}: item {:?} of feed {} is also in {}; an item is archived once",
-                    shown[f], a.id, a.feed, shown[first_f]
+                    "{rel}: item {:?} of feed {} is also in {}; an item is archived once",
+                    a.id, a.feed, files[first_f].0
                 ));
             }
-        }
-    }
-
-    let files: BTreeMap<String, FileRec> = shown.into_iter().zip(recs).collect();
-    if r.parsed > 0 || files.len() != old.len() || all {
-        let record: (u32, &str, &BTreeMap<String, FileRec>) =
-            (FORMAT, env!("CARGO_PKG_VERSION"), &files);
-        // The record only saves time: one that cannot be saved (or is lost in a crash: no fsync)
-        // means more parsing next time.
-        if let Some(bytes) = fsutil::to_sealed(&record) {
-            let _ = fsutil::write_if_changed(&record_path(root), &bytes);
         }
     }
     r
@@ -256,8 +146,8 @@ mod tests {
             .unwrap();
         assert_eq!(check(root, None, false).parsed, 0);
         assert_eq!(check(root, None, true).parsed, 2);
-        // A broken record is rebuilt.
-        std::fs::write(record_path(root), b"junk").unwrap();
+        // A broken view is rebuilt.
+        std::fs::write(crate::layout::keys_cache(root), b"junk").unwrap();
         let rebuilt = check(root, None, false);
         assert_eq!(rebuilt.parsed, 2);
         assert_eq!(rebuilt.problems, second.problems);

@@ -2,35 +2,34 @@
 //!
 //! Loading a year of snapshots (400,000 items, 330 MB of TOML) takes seconds, so the build keeps
 //! what it needs of each file — digest times, and per item the title, link, site, category,
-//! publication time and keywords, not the long texts — in a cache under `.matome/archive/`, one
-//! file per month. A file whose size and time (or, after a fresh clone, whose bytes) match its
-//! cache entry is not parsed; only the month chunks that changed are rewritten. content/ stays
-//! the only source of truth: a missing or foreign cache, or one whose checksum does not match
-//! ([`fsutil::seal`]), is rebuilt from it, and a file that no
+//! publication time and keywords, not the long texts — in a view of the derived layer
+//! ([`super::derived`]) under `.matome/archive/`, one file per month. A file whose entry still
+//! stands ([`Stamp::check`]) is not read further; the others are loaded through
+//! [`derived::load`] (their record, else a parse); only the month chunks that changed are
+//! rewritten. content/ stays the only source of truth: a missing or foreign chunk, or one that
+//! does not verify ([`fsutil::seal`]), is rebuilt from it, and a file that cannot be read or no
 //! longer parses is reported with its path and line like everywhere else.
 //!
 //! A chunk names each site, category and keyword once (`Chunk::names`) and its rows refer to
 //! them by number, so loading three years (1.2 million items) allocates two strings per item
 //! (title, link) and interns each distinct name once per month, not once per item.
 //!
-//! Summaries and the Markdown body are read from the snapshot file itself when a page needs them
-//! ([`Archive::snapshot`]); only digest pages and feeds do.
+//! Summaries, texts and the Markdown body are read from the file's record when a page or the
+//! search index needs them ([`Archive::snapshot`]).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use chrono::{DateTime, FixedOffset, TimeZone, Utc};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::{BrokenFile, Snapshot, load_paths_partial, rel_name, snapshot_paths, stamp};
+use super::derived::{self, Fresh, Stamp};
+use super::{BrokenFile, Snapshot, load_paths_partial, rel_name, snapshot_paths};
 use crate::fsutil;
-
-/// 2: rows name sites, categories and keywords by their place in `Chunk::names`.
-const CACHE_VERSION: u32 = 2;
 
 /// One digest (snapshot file) of the archive.
 #[derive(Debug, Clone)]
@@ -128,8 +127,11 @@ pub struct Archive {
     pub categories: Names,
     pub sites: Names,
     pub keywords: Names,
-    /// Snapshot files parsed by this load (the rest came from the cache).
+    /// Snapshot files not taken from the archive's view by this load (from their record or
+    /// parsed).
     pub parsed_files: usize,
+    /// The site root (where the files' records are).
+    root: PathBuf,
 }
 
 impl Archive {
@@ -139,9 +141,11 @@ impl Archive {
         &self.items[r.start as usize..r.end as usize]
     }
 
-    /// Reads digest `d`'s snapshot file in full (summaries, texts, body).
+    /// Digest `d`'s snapshot in full (summaries, texts, body): from its record
+    /// ([`derived::snapshot`]), else parsed from content/.
     pub fn snapshot(&self, d: usize) -> Result<Snapshot> {
-        Snapshot::load(&self.digests[d].path)
+        let digest = &self.digests[d];
+        derived::snapshot(&self.root, &digest.path, digest.hash)
     }
 
     /// Loads the archive of the site at `root`, using and refreshing the cache. A file that does
@@ -164,37 +168,33 @@ impl Archive {
         for p in paths {
             chunks.entry(chunk_name(root, &p)).or_default().push(p);
         }
-        let loaded: Vec<Result<(String, LoadedChunk)>> = chunks
+        let loaded: Vec<(String, LoadedChunk)> = chunks
             .into_par_iter()
-            .map(|(name, paths)| Ok((name.clone(), load_chunk(root, &cache_dir, &name, paths)?)))
+            .map(|(name, paths)| {
+                let chunk = load_chunk(root, &cache_dir, &name, paths);
+                (name, chunk)
+            })
             .collect();
-        let mut errors = Vec::new();
         // Each file with the number of its chunk, whose names its rows refer to.
         let mut files: Vec<(usize, FileEntry)> = Vec::new();
         let mut tables: Vec<Vec<String>> = Vec::new();
         let mut names = Vec::new();
         let mut parsed_files = 0;
         let mut broken = Vec::new();
-        for r in loaded {
-            match r {
-                Ok((name, c)) => {
-                    parsed_files += c.parsed;
-                    broken.extend(c.broken);
-                    names.push(name);
-                    let chunk = tables.len();
-                    tables.push(c.names);
-                    files.extend(c.files.into_iter().map(|e| (chunk, e)));
-                }
-                Err(e) => errors.push(format!("{e:#}")),
-            }
+        for (name, c) in loaded {
+            parsed_files += c.parsed;
+            broken.extend(c.broken);
+            names.push(name);
+            let chunk = tables.len();
+            tables.push(c.names);
+            files.extend(c.files.into_iter().map(|e| (chunk, e)));
         }
-        if !errors.is_empty() {
-            anyhow::bail!("{}", errors.join("\n"));
-        }
+        broken.sort_by(|a: &BrokenFile, b: &BrokenFile| a.path.cmp(&b.path));
         remove_stale_chunks(&cache_dir, &names);
         files.sort_by(|(_, a), (_, b)| (a.hour, &a.rel).cmp(&(b.hour, &b.rel)));
         let mut archive = Archive {
             parsed_files,
+            root: root.to_path_buf(),
             digests: Vec::with_capacity(files.len()),
             items: Vec::with_capacity(files.iter().map(|(_, f)| f.items.len()).sum()),
             ..Archive::default()
@@ -253,7 +253,7 @@ impl Archive {
             path: root.join(&f.rel),
             hour: time(f.hour),
             updated: time(f.updated),
-            hash: f.hash,
+            hash: f.stamp.hash,
             items: start..self.items.len() as u32,
             has_body: f.has_body,
         });
@@ -326,9 +326,7 @@ impl Table {
 struct FileEntry {
     /// Relative to the site root, with `/`.
     rel: String,
-    size: u64,
-    mtime_ns: u128,
-    hash: u64,
+    stamp: Stamp,
     hour: (i64, i32),
     updated: (i64, i32),
     has_body: bool,
@@ -365,19 +363,11 @@ fn chunk_name(root: &Path, p: &Path) -> String {
 
 /// A parsed file's entry; its rows' names are numbered into `names` (the file's own table,
 /// renumbered into its chunk's by [`Table::renumber`]).
-fn entry_of(
-    rel: String,
-    size: u64,
-    mtime_ns: u128,
-    text: &str,
-    s: Snapshot,
-) -> (Vec<String>, FileEntry) {
+fn entry_of(rel: String, stamp: Stamp, s: Snapshot) -> (Vec<String>, FileEntry) {
     let mut table = Table::default();
     let entry = FileEntry {
         rel,
-        size,
-        mtime_ns,
-        hash: crate::hash::fnv1a(text.as_bytes()),
+        stamp,
         hour: stamp_of(&s.hour),
         updated: stamp_of(&s.updated),
         has_body: !s.body.trim().is_empty(),
@@ -397,104 +387,85 @@ fn entry_of(
     (table.names, entry)
 }
 
-/// One month's names and entries: from the cache where the files are unchanged, parsed
-/// otherwise (the files that do not parse are returned apart, never cached). The chunk is
-/// rewritten when anything in it changed.
-fn load_chunk(
-    root: &Path,
-    cache_dir: &Path,
-    name: &str,
-    paths: Vec<PathBuf>,
-) -> Result<LoadedChunk> {
+/// A month's chunk as cached, if it verifies, is of this version and names only what it holds.
+fn read_chunk(chunk_path: &Path) -> Option<Chunk> {
+    let bytes = std::fs::read(chunk_path).ok()?;
+    fsutil::from_sealed::<Chunk>(&bytes).filter(|c| c.version == derived::VERSION && c.is_whole())
+}
+
+/// One month's names and entries: from the cache where the files' entries stand, loaded
+/// otherwise (the files that cannot be read or do not parse are returned apart, never cached).
+/// The chunk is rewritten when anything in it changed.
+fn load_chunk(root: &Path, cache_dir: &Path, name: &str, paths: Vec<PathBuf>) -> LoadedChunk {
     let chunk_path = cache_dir.join(format!("{name}.bin"));
-    let (names, mut cached): (Vec<String>, FxHashMap<String, FileEntry>) =
-        std::fs::read(&chunk_path)
-            .ok()
-            // Sealed with a checksum: a chunk cut short or corrupted is parsed again from
-            // content/.
-            .and_then(|b| fsutil::from_sealed::<Chunk>(&b))
-            .filter(|c| c.version == CACHE_VERSION && c.is_whole())
-            .map(|c| {
-                let files = c.files.into_iter().map(|f| (f.rel.clone(), f)).collect();
-                (c.names, files)
-            })
-            .unwrap_or_default();
+    let (names, mut cached): (Vec<String>, FxHashMap<String, FileEntry>) = read_chunk(&chunk_path)
+        .map(|c| {
+            let files = c.files.into_iter().map(|f| (f.rel.clone(), f)).collect();
+            (c.names, files)
+        })
+        .unwrap_or_default();
     let cached_count = cached.len();
     let mut entries = Vec::with_capacity(paths.len());
-    let mut to_parse = Vec::new();
+    let mut to_load = Vec::new();
     let mut changed = false;
     for p in paths {
         let rel = rel_name(root, &p);
-        let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
-        match cached.remove(&rel) {
-            Some(e) if e.size == size && e.mtime_ns == mtime_ns => entries.push(e),
-            // Same size, another time (a fresh clone): the bytes decide.
-            Some(mut e) if e.size == size => {
-                let bytes =
-                    std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
-                if crate::hash::fnv1a(&bytes) == e.hash {
-                    e.mtime_ns = mtime_ns;
-                    entries.push(e);
-                } else {
-                    to_parse.push(p);
-                }
+        match cached.remove(&rel).map(|e| (e.stamp.check(&p), e)) {
+            Some((Fresh::Same, e)) => entries.push(e),
+            Some((Fresh::Retimed(stamp), e)) => {
+                entries.push(FileEntry { stamp, ..e });
                 changed = true;
             }
             _ => {
-                to_parse.push(p);
+                to_load.push(p);
                 changed = true;
             }
         }
     }
     // Files gone from content/ leave the chunk too.
-    changed |= !cached.is_empty() || entries.len() + to_parse.len() != cached_count;
-    let parsed = to_parse.len();
-    let mut broken = Vec::new();
-    let mut fresh = Vec::new();
-    if !to_parse.is_empty() {
-        let (parsed, bad) = load_paths_partial(to_parse, |p, text, s| {
-            let (size, mtime_ns) = stamp(&p).unwrap_or((0, 0));
-            entry_of(rel_name(root, &p), size, mtime_ns, text, s)
-        });
-        fresh = parsed;
-        broken = bad;
-    }
-    if changed {
-        // One table for the chunk, holding only the names its files use (a file gone takes
-        // its names with it).
-        let mut table = Table::default();
-        for e in &mut entries {
-            table.renumber(&names, e);
-        }
-        for (own, mut e) in fresh {
-            table.renumber(&own, &mut e);
-            entries.push(e);
-        }
-        let chunk = Chunk {
-            version: CACHE_VERSION,
-            names: table.names,
+    changed |= !cached.is_empty() || entries.len() + to_load.len() != cached_count;
+    let parsed = to_load.len();
+    let (fresh, broken) = load_paths_partial(root, to_load, |p, stamp, s| {
+        entry_of(rel_name(root, &p), stamp, s)
+    });
+    if !changed {
+        return LoadedChunk {
+            names,
             files: entries,
-        };
-        // The cache only saves time: failing to write it is not worth failing the build. No
-        // fsync (the current month's chunk, megabytes at a month's end, is rewritten every
-        // hour): replaced by rename, and one cut short by a crash does not verify, so it is
-        // parsed again.
-        if let Some(bytes) = fsutil::to_sealed(&chunk) {
-            let _ = fsutil::write_if_changed(&chunk_path, &bytes);
-        }
-        return Ok(LoadedChunk {
-            names: chunk.names,
-            files: chunk.files,
             parsed,
             broken,
-        });
+        };
     }
-    Ok(LoadedChunk {
-        names,
+    // One table for the chunk, holding only the names its files use (a file gone takes its
+    // names with it).
+    let mut table = Table::default();
+    for e in &mut entries {
+        table.renumber(&names, e);
+    }
+    for (own, mut e) in fresh {
+        table.renumber(&own, &mut e);
+        entries.push(e);
+    }
+    let chunk = Chunk {
+        version: derived::VERSION,
+        names: table.names,
         files: entries,
+    };
+    // The cache only saves time: failing to write it is not worth failing the build. No fsync
+    // (the current month's chunk, megabytes at a month's end, is rewritten every hour):
+    // replaced by rename, and one cut short by a crash does not verify, so it is loaded again.
+    if let Some(bytes) = fsutil::to_sealed(&chunk) {
+        let _ = fsutil::write_if_changed(&chunk_path, &bytes);
+    }
+    if let Some((year, month)) = name.split_once('-') {
+        derived::prune_month(root, year, month);
+    }
+    LoadedChunk {
+        names: chunk.names,
+        files: chunk.files,
         parsed,
         broken,
-    })
+    }
 }
 
 /// One month as [`load_chunk`] gives it.
@@ -522,209 +493,4 @@ fn remove_stale_chunks(cache_dir: &Path, live: &[String]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::content::Item;
-
-    fn t(s: &str) -> DateTime<FixedOffset> {
-        DateTime::parse_from_rfc3339(s).unwrap()
-    }
-
-    fn item(id: &str, cat: &str, kws: &[&str]) -> Item {
-        Item {
-            id: id.into(),
-            feed: "https://example.com/feed".into(),
-            category: cat.into(),
-            site: "Example".into(),
-            title: format!("title {id}"),
-            link: format!("https://example.com/{id}"),
-            published: t("2021-07-20T07:20:00+09:00"),
-            keywords: kws.iter().map(|s| s.to_string()).collect(),
-            summary: "s".into(),
-            text: String::new(),
-            trend: None,
-        }
-    }
-
-    fn write(root: &Path, hour: &str, items: Vec<Item>) {
-        let h = t(hour);
-        let s = Snapshot {
-            hour: h,
-            updated: h,
-            items,
-            body: String::new(),
-        };
-        s.write(&root.join(crate::content::snapshot_rel_path(&h)))
-            .unwrap();
-    }
-
-    /// A site with one item ("a", IT) in the 08:00 digest of 2021-07-20.
-    fn one_item_site() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        write(
-            dir.path(),
-            "2021-07-20T08:00:00+09:00",
-            vec![item("a", "IT", &[])],
-        );
-        dir
-    }
-
-    #[test]
-    fn indexes_and_cache_agree_with_content() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        write(
-            root,
-            "2021-07-20T09:00:00+09:00",
-            vec![item("b", "IT", &["Apple", "半導体"])],
-        );
-        write(
-            root,
-            "2021-07-20T08:00:00+09:00",
-            vec![
-                item("a", "IT", &["apple"]),
-                item("c", "金融", &["日本銀行"]),
-            ],
-        );
-        let a = Archive::load(root).unwrap();
-        assert_eq!(a.parsed_files, 2);
-        assert_eq!(a.digests.len(), 2);
-        assert!(a.digests[0].hour < a.digests[1].hour, "time order");
-        assert_eq!(a.items.len(), 3);
-        assert_eq!(a.items[0].title, "title a");
-        // Keywords fold case; the first written form is shown.
-        let apple = a.keywords.get("APPLE").unwrap();
-        assert_eq!(a.keywords.names[apple as usize], "apple");
-        assert_eq!(a.keywords.items[apple as usize], vec![0, 2]);
-        let it = a.categories.get("IT").unwrap();
-        assert_eq!(a.categories.items[it as usize], vec![0, 2]);
-
-        // Second load: everything from the cache, same archive.
-        let b = Archive::load(root).unwrap();
-        assert_eq!(b.parsed_files, 0);
-        assert_eq!(b.items.len(), 3);
-        assert_eq!(b.digests[1].hash, a.digests[1].hash);
-
-        // A hand edit is seen (size changes), a removed file disappears.
-        let p = root.join("content/2021/07/20/0900.md");
-        let text = std::fs::read_to_string(&p).unwrap();
-        std::fs::write(&p, text.replace("title b", "title bee")).unwrap();
-        std::fs::remove_file(root.join("content/2021/07/20/0800.md")).unwrap();
-        let c = Archive::load(root).unwrap();
-        assert_eq!(c.parsed_files, 1);
-        assert_eq!(c.items.len(), 1);
-        assert_eq!(c.items[0].title, "title bee");
-    }
-
-    /// What a build sees of an archive: names in order, each taxonomy's items, each item's
-    /// names.
-    fn shape(a: &Archive) -> Vec<String> {
-        let mut out = Vec::new();
-        for n in [&a.categories, &a.sites, &a.keywords] {
-            out.push(format!("{:?} {:?}", n.names, n.items));
-        }
-        for e in &a.items {
-            out.push(format!(
-                "{} {} {} {} {:?}",
-                e.title, e.link, e.site, e.category, e.keywords
-            ));
-        }
-        out
-    }
-
-    /// Chunks name sites, categories and keywords by their place in the chunk's table, in
-    /// whatever order files entered the cache; the archive must still intern them in the order
-    /// items first use them, as a load without any cache does.
-    #[test]
-    fn names_from_cached_chunks_are_numbered_as_without_a_cache() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        write(
-            root,
-            "2021-07-20T09:00:00+09:00",
-            vec![item("b", "金融", &["半導体", "Apple"])],
-        );
-        write(
-            root,
-            "2021-08-01T09:00:00+09:00",
-            vec![item("d", "IT", &["apple", "日本銀行"])],
-        );
-        Archive::load(root).unwrap();
-        // An older file of the same month enters the cached chunk after the newer one.
-        write(
-            root,
-            "2021-07-20T08:00:00+09:00",
-            vec![
-                item("a", "IT", &["日本銀行", "半導体"]),
-                item("c", "科学", &[]),
-            ],
-        );
-        let cached = Archive::load(root).unwrap();
-        assert_eq!(cached.parsed_files, 1);
-        let again = Archive::load(root).unwrap();
-        assert_eq!(again.parsed_files, 0);
-        std::fs::remove_dir_all(crate::layout::archive_cache_dir(root)).unwrap();
-        let fresh = Archive::load(root).unwrap();
-        assert_eq!(fresh.parsed_files, 3);
-        assert_eq!(shape(&cached), shape(&fresh));
-        assert_eq!(shape(&again), shape(&fresh));
-        assert_eq!(fresh.keywords.names, ["日本銀行", "半導体", "Apple"]);
-    }
-
-    /// A chunk that does not verify (damaged) or whose rows name outside its table is parsed
-    /// again from content/, never trusted.
-    #[test]
-    fn a_damaged_or_inconsistent_chunk_is_rebuilt_from_content() {
-        let dir = one_item_site();
-        let root = dir.path();
-        let want = shape(&Archive::load(root).unwrap());
-        let chunk = crate::layout::archive_cache_dir(root).join("2021-07.bin");
-        let mut bytes = std::fs::read(&chunk).unwrap();
-        bytes[3] ^= 0x40;
-        std::fs::write(&chunk, &bytes).unwrap();
-        let a = Archive::load(root).unwrap();
-        assert_eq!(a.parsed_files, 1, "a damaged chunk is not used");
-        assert_eq!(shape(&a), want);
-
-        let mut c: Chunk = fsutil::from_sealed(&std::fs::read(&chunk).unwrap()).unwrap();
-        c.files[0].items[0].keywords.push(c.names.len() as u32);
-        std::fs::write(&chunk, fsutil::to_sealed(&c).unwrap()).unwrap();
-        let a = Archive::load(root).unwrap();
-        assert_eq!(
-            a.parsed_files, 1,
-            "a chunk naming outside its table is not used"
-        );
-        assert_eq!(shape(&a), want);
-        assert_eq!(
-            Archive::load(root).unwrap().parsed_files,
-            0,
-            "and is rewritten"
-        );
-    }
-
-    #[test]
-    fn a_same_size_edit_with_a_new_time_is_caught_by_the_hash() {
-        let dir = one_item_site();
-        let root = dir.path();
-        Archive::load(root).unwrap();
-        let p = root.join("content/2021/07/20/0800.md");
-        let text = std::fs::read_to_string(&p).unwrap();
-        std::fs::write(&p, text.replace("title a", "title z")).unwrap();
-        let a = Archive::load(root).unwrap();
-        assert_eq!(a.items[0].title, "title z");
-    }
-
-    #[test]
-    fn a_broken_file_is_named_with_its_line() {
-        let dir = one_item_site();
-        let root = dir.path();
-        let p = root.join("content/2021/07/20/0900.md");
-        std::fs::write(
-            &p,
-            "+++\nhour = 2021-07-20T09:00:00+09:00\nupdated = nope\n+++\n",
-        )
-        .unwrap();
-        let e = format!("{:#}", Archive::load(root).unwrap_err());
-        assert!(e.contains("0900.md:3"), "{e}");
-    }
-}
+mod tests;

@@ -1,40 +1,39 @@
-//! The archive's item keys, for deciding what is new, without parsing the whole archive each run.
+//! The archive's item keys, for deciding what is new, without parsing the whole archive each run:
+//! the derived layer's ([`super::derived`]) view for a fetch and for `matome check`.
 //!
-//! A cache (`.matome/keys.bin`, postcard with a checksum, not committed) remembers each
-//! snapshot file's keys ([`ItemKey`]: 16 bytes an item) together with its size, modification
-//! time and content hash. A file whose time changed but whose bytes did
-//! not (every file of a fresh git clone, with the cache restored by CI) is recognised by its hash
-//! without being parsed. A run parses only the files that are new or changed since —
-//! normally none, or the current hour's — so an hourly fetch costs the same after a year as after
-//! a day. content/ stays the source of truth: a missing, unreadable or foreign cache, or one
-//! whose checksum does not match its entries, is rebuilt from it, and any file whose size or
-//! time differs is parsed again.
+//! `.matome/keys.bin` (postcard, sealed, [`derived::VERSION`]) remembers each snapshot file's
+//! keys ([`ItemKey`]: 16 bytes an item) and the hour it declares, with its [`Stamp`]. A file
+//! whose entry still stands ([`Stamp::check`]: every file of a fresh git clone, with the cache
+//! restored by CI, is recognised by its bytes) is not read further; the others are loaded through
+//! [`derived::load`] (their record, else a parse) — normally none, or the current hour's — so an
+//! hourly fetch costs the same after a year as after a day. content/ stays the source of truth:
+//! a missing, unreadable or foreign view, or one that does not verify, is rebuilt from it.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use chrono::{DateTime, FixedOffset};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemKey, Snapshot, load_paths_partial, rel_name, snapshot_paths, stamp};
+use super::derived::{self, Fresh, Stamp};
+use super::{BrokenFile, ItemKey, Snapshot, rel_name, snapshot_paths};
 use crate::fsutil;
 
-/// 4: the keys as [`ItemKey`]s (16 bytes each) instead of feed URLs and item ids.
-const VERSION: u32 = 4;
-
-/// What a fetch run needs to know of the archive: the key of every archived item.
+/// What a fetch run (and `matome check`) needs to know of the archive: the key of every
+/// archived item, per file.
 #[derive(Debug, Default)]
 pub struct ArchiveKeys {
     pub keys: HashSet<ItemKey>,
     /// Items in the archive (the same item in two feeds counts twice).
     pub items: u64,
-    /// Snapshot files parsed this time (the rest came from the cache).
+    /// Snapshot files not taken from the view this time (loaded from their record or parsed).
     pub parsed_files: usize,
-    /// The cache's entries, kept so a file this run writes can be added without a re-parse.
-    files: BTreeMap<String, FileKeys>,
+    /// Every snapshot file that loads, keyed by its site-relative path.
+    pub(crate) files: BTreeMap<String, FileKeys>,
     /// Snapshot files that do not parse (their keys recovered from their readable lines).
-    pub broken: Vec<super::BrokenFile>,
+    pub broken: Vec<BrokenFile>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -50,55 +49,64 @@ struct CacheRef<'a> {
     files: &'a BTreeMap<String, FileKeys>,
 }
 
-/// Writes the cache: postcard, [`fsutil::seal`]ed (its keys decide which items are new, so a
-/// corrupted one must never be believed). It was JSON checksummed by serialising it twice:
-/// 38 MB parsed, written and hashed every hour at a year of archive.
+/// Writes the view: postcard, [`fsutil::seal`]ed (its keys decide which items are new, so a
+/// corrupted one must never be believed).
 fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
     let cache = CacheRef {
-        version: VERSION,
+        version: derived::VERSION,
         files,
     };
-    // The cache only saves time: failing to write it is not worth failing the run.
+    // The view only saves time: failing to write it is not worth failing the run.
     if let Some(bytes) = fsutil::to_sealed(&cache) {
         let _ = fsutil::write_atomic(&cache_path(root), &bytes);
-        // The JSON cache of earlier versions, if a restored `.matome/` still has it.
-        let legacy = crate::layout::cache_dir(root).join(crate::layout::LEGACY_KEYS_CACHE);
-        let _ = std::fs::remove_file(legacy);
+        // What earlier versions kept, if a restored `.matome/` still has it.
+        let dir = crate::layout::cache_dir(root);
+        let _ = std::fs::remove_file(dir.join(crate::layout::LEGACY_KEYS_CACHE));
+        let _ = std::fs::remove_file(
+            crate::layout::check_dir(root).join(crate::layout::LEGACY_CHECK_CONTENT),
+        );
     }
 }
 
-/// The cache entry of the snapshot `s` read from `path`, whose bytes are `text`.
-fn entry_for(path: &Path, text: &str, s: &Snapshot) -> FileKeys {
-    let (size, mtime_ns) = stamp(path).unwrap_or((0, 0));
-    let hash = crate::hash::fnv1a(text.as_bytes());
-    FileKeys {
-        size,
-        mtime_ns,
-        hash,
-        items: s.items.len() as u64,
-        keys: s.items.iter().map(super::Item::key).collect(),
+impl FileKeys {
+    fn of(stamp: Stamp, s: &Snapshot) -> FileKeys {
+        FileKeys {
+            stamp,
+            hour: (s.hour.timestamp(), s.hour.offset().local_minus_utc()),
+            keys: s.items.iter().map(super::Item::key).collect(),
+        }
+    }
+
+    /// The hour the file declares.
+    pub(crate) fn hour(&self) -> DateTime<FixedOffset> {
+        let (secs, offset) = self.hour;
+        let offset = FixedOffset::east_opt(offset).unwrap_or(FixedOffset::east_opt(0).unwrap());
+        DateTime::from_timestamp(secs, 0)
+            .unwrap_or_default()
+            .with_timezone(&offset)
     }
 }
 
 impl ArchiveKeys {
-    /// Records a snapshot this run has just written at `path` (its text `text`), so the next
-    /// run finds its keys in the cache instead of parsing it.
+    /// Records a snapshot this run has just written at `path`, so the next run (and the next
+    /// build) finds it in the view and its record instead of parsing it.
     pub fn remember(&mut self, root: &Path, path: &Path, text: &str, snapshot: &Snapshot) {
+        let stamp = Stamp::of(path, text.as_bytes());
+        derived::write_record(root, path, stamp, snapshot);
         self.files
-            .insert(rel_name(root, path), entry_for(path, text, snapshot));
+            .insert(rel_name(root, path), FileKeys::of(stamp, snapshot));
         save_cache(root, &self.files);
     }
 }
 
+/// One snapshot file's entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct FileKeys {
-    size: u64,
-    mtime_ns: u128,
-    /// [`crate::hash::fnv1a`] of the file's bytes.
-    hash: u64,
-    items: u64,
-    /// The file's item keys.
-    keys: Vec<ItemKey>,
+pub(crate) struct FileKeys {
+    stamp: Stamp,
+    /// The hour it declares: seconds and offset.
+    hour: (i64, i32),
+    /// The file's item keys, in file order.
+    pub(crate) keys: Vec<ItemKey>,
 }
 
 fn cache_path(root: &Path) -> PathBuf {
@@ -109,83 +117,90 @@ fn load_cache(root: &Path) -> Cache {
     std::fs::read(cache_path(root))
         .ok()
         .and_then(|b| fsutil::from_sealed::<Cache>(&b))
-        .filter(|c| c.version == VERSION)
+        .filter(|c| c.version == derived::VERSION)
         .unwrap_or_default()
 }
 
-/// The keys of every archived item. Files unchanged since the cache was written are not read;
-/// the others are parsed and reduced to their keys at once, so memory stays small however large
-/// the archive grows. A file that does not parse does not stop the load: it is listed in
+/// The keys of every archived item. A file whose entry stands is not read further; the others
+/// are loaded ([`derived::load`]) and reduced to their keys at once, so memory stays small however
+/// large the archive grows. A file that does not parse does not stop the load: it is listed in
 /// [`ArchiveKeys::broken`] (path and line) and its keys are recovered from its readable
 /// `feed`/`id` lines ([`super::recover_keys`]).
 pub fn load_keys(root: &Path) -> Result<ArchiveKeys> {
+    load_keys_with(root, false)
+}
+
+/// [`load_keys`]; with `reparse`, every file is parsed from content/ and the view rebuilt
+/// (`matome check --all`).
+pub fn load_keys_with(root: &Path, reparse: bool) -> Result<ArchiveKeys> {
     let paths = snapshot_paths(root)?;
-    let mut cache = load_cache(root);
-    let rel = |p: &Path| rel_name(root, p);
-    let mut fresh: BTreeMap<String, FileKeys> = BTreeMap::new();
-    let mut stale: Vec<PathBuf> = Vec::new();
-    // Same size, another time: the bytes decide (read and hashed in parallel, not parsed).
-    let mut recheck: Vec<(String, PathBuf, FileKeys, u128)> = Vec::new();
-    for p in paths {
-        let name = rel(&p);
-        match (cache.files.remove(&name), stamp(&p)) {
-            (Some(entry), Some((size, mtime_ns))) if entry.size == size => {
-                if entry.mtime_ns == mtime_ns {
-                    fresh.insert(name, entry);
-                } else {
-                    recheck.push((name, p, entry, mtime_ns));
-                }
-            }
-            _ => stale.push(p),
-        }
-    }
-    let mut dropped = !cache.files.is_empty();
-    let rechecked: Vec<(String, PathBuf, Option<FileKeys>)> = recheck
-        .into_par_iter()
-        .map(|(name, p, mut entry, mtime_ns)| {
-            let same = std::fs::read(&p).is_ok_and(|b| crate::hash::fnv1a(&b) == entry.hash);
-            entry.mtime_ns = mtime_ns;
-            (name, p, same.then_some(entry))
+    let mut cache = if reparse {
+        Cache::default()
+    } else {
+        load_cache(root)
+    };
+    let mut changed = cache.files.len() != paths.len();
+    let entries: Vec<(String, PathBuf, Option<FileKeys>)> = paths
+        .into_iter()
+        .map(|p| {
+            let name = rel_name(root, &p);
+            let old = cache.files.remove(&name);
+            (name, p, old)
         })
         .collect();
-    for (name, p, entry) in rechecked {
-        dropped = true; // the cache learns the new times
-        match entry {
-            Some(entry) => {
+    // Each entry with whether the view learns something (`save`) and whether it came from
+    // outside the view (`loaded`: its record or a parse).
+    type Checked = Result<(FileKeys, bool, bool), BrokenFile>;
+    let checked: Vec<(String, Checked)> = entries
+        .into_par_iter()
+        .map(|(name, p, old)| {
+            let r = match old.as_ref().map(|e| (e, e.stamp.check(&p))) {
+                Some((e, Fresh::Same)) => Ok((e.clone(), false, false)),
+                Some((e, Fresh::Retimed(stamp))) => {
+                    Ok((FileKeys { stamp, ..e.clone() }, true, false))
+                }
+                _ => {
+                    let loaded = if reparse {
+                        derived::parse(root, &p)
+                    } else {
+                        derived::load(root, &p)
+                    };
+                    loaded.map(|(stamp, s)| (FileKeys::of(stamp, &s), true, true))
+                }
+            };
+            (name, r)
+        })
+        .collect();
+    let mut out = ArchiveKeys::default();
+    let mut fresh: BTreeMap<String, FileKeys> = BTreeMap::new();
+    for (name, r) in checked {
+        match r {
+            Ok((entry, save, loaded)) => {
+                changed |= save;
+                out.parsed_files += usize::from(loaded);
                 fresh.insert(name, entry);
             }
-            None => stale.push(p),
+            Err(b) => {
+                out.parsed_files += 1;
+                out.broken.push(b);
+            }
         }
     }
-    let parsed_files = stale.len();
-    let (parsed, broken) = load_paths_partial(stale, |p, text, s| {
-        let entry = entry_for(&p, text, &s);
-        (p, entry)
-    });
-    for (p, entry) in parsed {
-        fresh.insert(rel(&p), entry);
-    }
-
-    let mut out = ArchiveKeys {
-        parsed_files,
-        ..Default::default()
-    };
-    // A broken file is never cached (so it is read again, and reported, until it is fixed);
-    // its items are still recognised by the key lines it shows.
-    for b in &broken {
+    // A broken file is never in the view (so it is read again, and reported, until it is
+    // fixed); its items are still recognised by the key lines it shows.
+    for b in &out.broken {
         let recovered = std::fs::read_to_string(&b.path)
             .map(|t| super::recover_keys(&t))
             .unwrap_or_default();
         out.items += recovered.len() as u64;
         out.keys.extend(recovered);
     }
-    out.broken = broken;
     out.keys.reserve(fresh.values().map(|e| e.keys.len()).sum());
     for entry in fresh.values() {
-        out.items += entry.items;
+        out.items += entry.keys.len() as u64;
         out.keys.extend(entry.keys.iter().copied());
     }
-    if parsed_files > 0 || dropped {
+    if changed || !out.broken.is_empty() {
         save_cache(root, &fresh);
     }
     out.files = fresh;

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::fsutil;
 
 pub mod archive;
+pub mod derived;
 pub mod keys;
 pub use keys::{ArchiveKeys, load_keys};
 
@@ -423,22 +424,24 @@ pub fn snapshot_paths(root: &Path) -> Result<Vec<PathBuf>> {
 /// All snapshots of a site, parsed in parallel. Every broken file is reported (path and line),
 /// not just the first.
 pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
-    load_paths(snapshot_paths(root)?, |p, _, s| (p, s))
+    load_paths(root, snapshot_paths(root)?, |p, _, s| (p, s))
 }
 
 /// All snapshots that parse, leaving out (not failing on) broken files: for a fetch, which has
 /// already reported them ([`ArchiveKeys::broken`]) and must not lose this run's items over them.
 pub fn load_all_readable(root: &Path) -> Result<Vec<(PathBuf, Snapshot)>> {
-    Ok(load_paths_partial(snapshot_paths(root)?, |p, _, s| (p, s)).0)
+    Ok(load_paths_partial(root, snapshot_paths(root)?, |p, _, s| (p, s)).0)
 }
 
-/// Parses the given snapshot files in parallel and maps each with `f` (given the path, the
-/// file's text and the snapshot); all broken files are reported, each with its path and line.
+/// Loads the given snapshot files in parallel ([`derived::load`]: from their records, else
+/// parsed) and maps each with `f` (given the path, the file's stamp and the snapshot); all
+/// broken files are reported, each with its path and line.
 pub(crate) fn load_paths<T: Send>(
+    root: &Path,
     paths: Vec<PathBuf>,
-    f: impl Fn(PathBuf, &str, Snapshot) -> T + Sync,
+    f: impl Fn(PathBuf, derived::Stamp, Snapshot) -> T + Sync,
 ) -> Result<Vec<T>> {
-    let (ok, broken) = load_paths_partial(paths, f);
+    let (ok, broken) = load_paths_partial(root, paths, f);
     if !broken.is_empty() {
         return Err(broken_files_error(&broken));
     }
@@ -469,27 +472,13 @@ pub fn broken_files_error(broken: &[BrokenFile]) -> anyhow::Error {
 /// Like [`load_paths`], but a broken file does not stop the others: the files that parse are
 /// mapped with `f`, the broken ones are returned with their errors (in path order).
 pub(crate) fn load_paths_partial<T: Send>(
+    root: &Path,
     paths: Vec<PathBuf>,
-    f: impl Fn(PathBuf, &str, Snapshot) -> T + Sync,
+    f: impl Fn(PathBuf, derived::Stamp, Snapshot) -> T + Sync,
 ) -> (Vec<T>, Vec<BrokenFile>) {
     let results: Vec<std::result::Result<T, BrokenFile>> = paths
         .into_par_iter()
-        .map(|p| {
-            let text = match std::fs::read_to_string(&p) {
-                Ok(t) => t,
-                Err(e) => {
-                    let error = format!("reading snapshot {}: {e}", p.display());
-                    return Err(BrokenFile { path: p, error });
-                }
-            };
-            match Snapshot::parse(&text, &p.display().to_string()) {
-                Ok(s) => Ok(f(p, &text, s)),
-                Err(e) => Err(BrokenFile {
-                    path: p,
-                    error: e.to_string(),
-                }),
-            }
-        })
+        .map(|p| derived::load(root, &p).map(|(stamp, s)| f(p, stamp, s)))
         .collect();
     let mut ok = Vec::with_capacity(results.len());
     let mut broken = Vec::new();

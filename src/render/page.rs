@@ -151,31 +151,8 @@ impl Pager {
     }
 }
 
-/// A fingerprint under construction.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Fp(pub(crate) u64);
-
-impl Fp {
-    pub(crate) fn new(tag: &str) -> Fp {
-        let mut f = Fp(0x243f_6a88_85a3_08d3);
-        f.str(tag);
-        f
-    }
-    pub(crate) fn u64(&mut self, v: u64) -> &mut Fp {
-        // splitmix64-style mixing: order-sensitive, well distributed.
-        let mut z = (self.0 ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        self.0 = z ^ (z >> 31);
-        self
-    }
-    pub(crate) fn str(&mut self, s: &str) -> &mut Fp {
-        self.u64(crate::hash::fnv1a(s.as_bytes()))
-    }
-    pub(crate) fn opt(&mut self, v: Option<usize>) -> &mut Fp {
-        self.u64(v.map_or(u64::MAX, |v| v as u64))
-    }
-}
+/// The one fingerprint builder ([`crate::hash::Fp`]), named here for the page kinds.
+pub(crate) use crate::hash::Fp;
 
 /// The fingerprints pages are made of: each item's and each digest's.
 pub(crate) struct Fps {

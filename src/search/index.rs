@@ -28,7 +28,6 @@ use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use crate::analyze::{Analyzer, prepare};
 use crate::config::Config;
-use crate::content::Snapshot;
 use crate::content::archive::Archive;
 use crate::fsutil;
 
@@ -280,17 +279,13 @@ pub fn update(root: &Path, config: &Config, archive: &Archive) -> Result<IndexRe
 fn update_files(root: &Path, config: &Config, archive: &Archive) -> Result<(IndexReport, Index)> {
     let (index, mut state, rebuilt) = open_or_create(root, true)?;
     let (_, f) = schema();
-    // Site-relative path → (content hash, file, hour) of every snapshot.
-    type Files = BTreeMap<String, (u64, PathBuf, DateTime<FixedOffset>)>;
+    // Site-relative path → (content hash, digest, hour) of every snapshot.
+    type Files = BTreeMap<String, (u64, usize, DateTime<FixedOffset>)>;
     let current: Files = archive
         .digests
         .iter()
-        .map(|d| {
-            (
-                crate::content::rel_name(root, &d.path),
-                (d.hash, d.path.clone(), d.hour),
-            )
-        })
+        .enumerate()
+        .map(|(i, d)| (crate::content::rel_name(root, &d.path), (d.hash, i, d.hour)))
         .collect();
     let removed: Vec<String> = state
         .files
@@ -322,8 +317,9 @@ fn update_files(root: &Path, config: &Config, archive: &Archive) -> Result<(Inde
     for batch in added.chunks(BATCH_FILES) {
         let docs: Vec<Result<Vec<TantivyDocument>>> = batch
             .par_iter()
-            .map(|(rel, (_, path, hour))| {
-                let s = Snapshot::load(path)?;
+            .map(|(rel, (_, d, hour))| {
+                // The documents' source: the file's record in the derived layer.
+                let s = archive.snapshot(*d)?;
                 let digest = crate::content::digest_path(hour, tz);
                 Ok(s.items
                     .iter()

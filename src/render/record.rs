@@ -1,0 +1,83 @@
+//! The build record of one output folder (`.matome/build/<output key>`): each output file's
+//! fingerprint and size, the static files copied, the static search's months and the base URL
+//! the pages were built for. It is a cache and trusted no further than that: sealed (one that
+//! does not verify, or of another version, is an empty record: a full build), and a path read
+//! from it is deleted only when it stays inside the output folder ([`confined`]).
+
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil;
+pub use crate::fsutil::confined;
+pub use crate::search::site_index::SearchMonths;
+
+/// 5: each page's size beside its fingerprint.
+pub(super) const STATE_VERSION: u32 = 5;
+
+/// The last build's record for one output folder.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(super) struct BuildState {
+    pub(super) version: u32,
+    /// The base URL the pages were built for (what `matome check` resolves links against).
+    pub(super) base_url: String,
+    /// Output path → (fingerprint, bytes written): the size line adds the bytes up instead of
+    /// walking the output folder.
+    pub(super) pages: FxHashMap<String, (u64, u64)>,
+    /// Static files copied.
+    pub(super) statics: Vec<String>,
+    /// The static search index: each month's fingerprint and what was written for it.
+    pub(super) search_months: SearchMonths,
+}
+
+pub(super) fn state_path(root: &Path, output: &Path) -> PathBuf {
+    crate::layout::build_record(root, output)
+}
+
+/// The last build's record, if it verifies: its checksum (a hash of the body, appended when it
+/// was saved) matches and it is of this version. Anything else (missing, cut short, corrupted,
+/// of another version) is an empty record: a full build. The record is still not trusted for
+/// paths: every path read from it goes through [`confined`] before anything is deleted.
+pub(super) fn load_state(path: &Path) -> BuildState {
+    let Ok(bytes) = std::fs::read(path) else {
+        return BuildState::default();
+    };
+    fsutil::from_sealed::<BuildState>(&bytes)
+        .filter(|s| s.version == STATE_VERSION)
+        .or_else(|| legacy_state(&bytes))
+        .unwrap_or_default()
+}
+
+/// A page's size in a record that does not know it: the page is rendered again.
+pub(super) const SIZE_UNKNOWN: u64 = u64::MAX;
+
+/// A record of version 4 (no page sizes; sealed with 8 bytes of FNV-1a), read once after an
+/// upgrade so that the pages it lists which the site no longer has are still deleted (an empty
+/// record would leave them in the output folder, uncounted); every other page is rendered again.
+fn legacy_state(bytes: &[u8]) -> Option<BuildState> {
+    #[derive(Deserialize)]
+    struct V4 {
+        version: u32,
+        base_url: String,
+        pages: FxHashMap<String, u64>,
+        statics: Vec<String>,
+        search_months: SearchMonths,
+    }
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    if crate::hash::fnv1a(body).to_le_bytes() != sum {
+        return None;
+    }
+    let v4: V4 = postcard::from_bytes(body).ok()?;
+    (v4.version == 4).then(|| BuildState {
+        version: STATE_VERSION,
+        base_url: v4.base_url,
+        pages: v4
+            .pages
+            .into_iter()
+            .map(|(p, fp)| (p, (fp, SIZE_UNKNOWN)))
+            .collect(),
+        statics: v4.statics,
+        search_months: v4.search_months,
+    })
+}

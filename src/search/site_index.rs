@@ -1,0 +1,241 @@
+//! Writing a site's static search index (`OUTPUT/search/`) at each build: which months to write
+//! again (those whose snapshot files changed: a new hour rewrites its month's shard, never a past
+//! month's), the documents each month is made of, deleting the shards of months gone, and the
+//! manifest. The format of the files is [`super::static_index`]'s; the build ([`crate::render`])
+//! calls [`write`] and keeps what it returns in its record.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+
+use super::static_index::{self, MonthShard, StaticDoc};
+use crate::content::archive::Archive;
+use crate::fsutil::confined;
+use crate::hash::Fp;
+
+/// Each month of the static search index (`YYYY-MM`): its fingerprint and what was written for
+/// it. The build record keeps it, so the next build knows which months changed.
+pub type SearchMonths = BTreeMap<String, (u64, MonthShard)>;
+
+/// What the static index is made of: the archive, the site's zone (months are the zone's) and
+/// the URL of each digest's page (where a result links to).
+pub struct Source<'a> {
+    pub archive: &'a Archive,
+    pub tz: chrono_tz::Tz,
+    pub digest_url: &'a (dyn Fn(usize) -> String + Sync),
+}
+
+/// An item's link as the static search shows it: http(s) only.
+fn safe_link(link: &str) -> Option<String> {
+    crate::text::http_url(link.trim()).map(|u| u.to_string())
+}
+
+/// What [`write`] did.
+pub struct Written {
+    /// Each month's fingerprint and what was written for it (the build record keeps it).
+    pub months: SearchMonths,
+    /// Files written.
+    pub files: usize,
+    /// The manifest's size.
+    pub manifest_bytes: u64,
+}
+
+/// Writes the static search index of `site` into `output/search/`. `global` is the build's
+/// fingerprint of everything every file depends on; `old` the months the last build wrote.
+pub fn write(
+    root: &Path,
+    site: &Source,
+    output: &Path,
+    global: u64,
+    old: &SearchMonths,
+) -> Result<Written> {
+    let archive = site.archive;
+    let dir = output.join("search");
+    // The documents' cache before the derived layer.
+    let _ = std::fs::remove_dir_all(
+        crate::layout::cache_dir(root).join(crate::layout::LEGACY_SEARCH_DOCS_DIR),
+    );
+    let mut months = SearchMonths::new();
+    let mut files = 0;
+    for (month, (fp, digests)) in plan_months(site, global) {
+        if let Some((old_fp, shard)) = old.get(&month)
+            && *old_fp == fp
+            && dir.join(&month).is_dir()
+            && shard_is_whole(&dir, &month, shard)
+        {
+            months.insert(month, (fp, shard.clone()));
+            continue;
+        }
+        let rows = month_rows(archive, &digests)?;
+        let urls: Vec<String> = digests.iter().map(|&d| (site.digest_url)(d)).collect();
+        let docs: Vec<StaticDoc> = rows
+            .iter()
+            .zip(&urls)
+            .flat_map(|(rows, url)| rows.iter().map(move |row| row.doc(url)))
+            .collect();
+        let t_docs = std::time::Instant::now();
+        let shard = static_index::write_month(&dir, &month, &docs)
+            .with_context(|| format!("writing the search index of {month}"))?;
+        if std::env::var_os("MATOME_TIMINGS").is_some() {
+            eprintln!(
+                "search shard {month}: {} docs in {:?}",
+                docs.len(),
+                t_docs.elapsed()
+            );
+        }
+        files += shard.written;
+        months.insert(month, (fp, shard));
+    }
+    // Months read from the record: only a well-formed month's own folder is removed.
+    for gone in old.keys().filter(|m| !months.contains_key(*m)) {
+        if static_index::check_month(gone).is_ok()
+            && let Some(path) = confined(output, &format!("search/{gone}"))
+        {
+            let _ = std::fs::remove_dir_all(path);
+        }
+    }
+    let shards: Vec<MonthShard> = months.values().map(|(_, s)| s.clone()).collect();
+    let categories: Vec<&str> = archive
+        .categories
+        .names
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let manifest_bytes = static_index::write_manifest(&dir, &shards, &categories)?;
+    Ok(Written {
+        months,
+        files,
+        manifest_bytes,
+    })
+}
+
+/// The digests of each month in the site's zone, with the month's fingerprint: the build's
+/// global one, the index format and each of its files' bytes.
+fn plan_months(site: &Source, global: u64) -> BTreeMap<String, (u64, Vec<usize>)> {
+    let mut months: BTreeMap<String, (Fp, Vec<usize>)> = BTreeMap::new();
+    for (d, digest) in site.archive.digests.iter().enumerate() {
+        let month = digest
+            .hour
+            .with_timezone(&site.tz)
+            .format("%Y-%m")
+            .to_string();
+        let entry = months.entry(month).or_insert_with(|| {
+            let mut fp = Fp::new("search-month");
+            fp.u64(global).u64(u64::from(static_index::FORMAT));
+            (fp, Vec::new())
+        });
+        entry.0.u64(digest.hash);
+        entry.1.push(d);
+    }
+    months
+        .into_iter()
+        .map(|(m, (fp, ds))| (m, (fp.0, ds)))
+        .collect()
+}
+
+/// What the static search shows of an item.
+#[derive(Debug)]
+struct DocRow {
+    title: String,
+    summary: String,
+    link: Option<String>,
+    site: String,
+    category: String,
+    published: i64,
+}
+
+impl DocRow {
+    fn doc<'a>(&'a self, digest_url: &'a str) -> StaticDoc<'a> {
+        StaticDoc {
+            title: &self.title,
+            summary: &self.summary,
+            link: self.link.as_deref(),
+            site: &self.site,
+            category: &self.category,
+            published: self.published,
+            digest_url,
+        }
+    }
+}
+
+/// The rows of each of the month's `digests`, in archive order, from their files' records in
+/// the derived layer ([`Archive::snapshot`]).
+fn month_rows(archive: &Archive, digests: &[usize]) -> Result<Vec<Vec<DocRow>>> {
+    digests
+        .par_iter()
+        .map(|&d| {
+            let s = archive.snapshot(d)?;
+            Ok(s.items
+                .into_iter()
+                .map(|i| DocRow {
+                    link: safe_link(&i.link),
+                    published: i.published.timestamp(),
+                    title: i.title,
+                    summary: i.summary,
+                    site: i.site,
+                    category: i.category,
+                })
+                .collect())
+        })
+        .collect()
+}
+
+/// Whether a month's record (read from the build record) describes that month and files that
+/// are all there, inside its folder; if not the month is written again.
+fn shard_is_whole(dir: &Path, month: &str, shard: &MonthShard) -> bool {
+    shard.month == month
+        && shard.files.iter().all(|f| {
+            f.strip_prefix(month)
+                .and_then(|r| r.strip_prefix('/'))
+                // The names static_index writes (`b01f-2.bin` too: a month whose record
+                // refused those was re-indexed by every build).
+                .is_some_and(static_index::is_shard_data_file)
+                && dir.join(f).is_file()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 13: a month whose index has long posting lists in files of their own
+    /// (`b01f-0.bin`) was never "whole" to the next build, so every build re-indexed every
+    /// month of the archive (16 s of a year's next-hour build).
+    #[test]
+    fn a_month_with_posting_list_files_is_whole_to_the_next_build() {
+        let dir = tempfile::tempdir().unwrap();
+        // A word in 9,000 items: its posting list (a bitmap of 1,125 bytes at best) is a file.
+        let titles: Vec<String> = (0..9000).map(|i| format!("量子計算の記事 {i}")).collect();
+        let docs: Vec<StaticDoc> = titles
+            .iter()
+            .map(|t| StaticDoc {
+                title: t,
+                summary: "量子計算の話題",
+                link: Some("https://example.com/a"),
+                site: "サイト",
+                category: "科学",
+                published: 1_626_739_200,
+                digest_url: "2021/07/20/0800/",
+            })
+            .collect();
+        let shard = static_index::write_month(dir.path(), "2021-07", &docs).unwrap();
+        assert!(
+            shard
+                .files
+                .iter()
+                .any(|f| f.strip_prefix("2021-07/b").is_some_and(|r| r.contains('-'))),
+            "the month has a posting list file: {:?}",
+            shard.files.iter().take(5).collect::<Vec<_>>()
+        );
+        assert!(shard_is_whole(dir.path(), "2021-07", &shard));
+        // A record naming a file that is not there, or one outside the month, is not whole.
+        let mut gone = shard.clone();
+        gone.files.push("2021-07/b000-99.bin".into());
+        assert!(!shard_is_whole(dir.path(), "2021-07", &gone));
+        let mut outside = shard.clone();
+        outside.files[0] = "2021-07/../../x".into();
+        assert!(!shard_is_whole(dir.path(), "2021-07", &outside));
+    }
+}
