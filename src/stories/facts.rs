@@ -35,8 +35,12 @@ pub struct Facts {
     pub link: Option<u64>,
     /// Hash of the title's letters and digits, lower-cased, outlet labels left out.
     pub title_key: u64,
-    /// Term hashes of the title (words, compounds, 頻出ワード, telling numbers), sorted, unique.
+    /// Term hashes of the title's words and telling numbers, sorted, unique.
     pub title: Vec<u64>,
+    /// Term hashes of the title's compounds and names and the item's 頻出ワード that are not
+    /// among its words, sorted, unique: they weigh like title words in the similarity but are
+    /// not counted again as shared words (a compound repeats its parts).
+    pub extra: Vec<u64>,
     /// Term hashes of the lead that the title lacks, sorted, unique.
     pub lead: Vec<u64>,
     /// The Latin words among the title's terms (names across languages), sorted, unique.
@@ -77,22 +81,24 @@ impl Facts {
             if !useful(&t.text) {
                 continue;
             }
-            let h = term_hash(&t.text);
+            let h = hash(&t.text);
             if t.text.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 latin.push(h);
             }
             title.push(h);
         }
-        title.extend(a.terms(stripped).iter().map(|t| term_hash(&t.key)));
-        for k in &item.keywords {
-            let k = prepare(k).to_lowercase();
-            title.push(term_hash(&k));
-        }
         let numbers = numbers::numbers(&lower);
         title.extend(numbers.iter().filter(|n| n.telling()).map(|n| n.term()));
         sort_unique(&mut title);
+        let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
+        for k in &item.keywords {
+            let k = prepare(k).to_lowercase();
+            extra.push(hash(&k));
+        }
+        sort_unique(&mut extra);
+        extra.retain(|h| title.binary_search(h).is_err());
         sort_unique(&mut latin);
-        let lead = lead_terms(a, &item.text, &title);
+        let lead = lead_terms(a, &item.text, &title, &extra);
         let prerelease = PRERELEASE.iter().any(|w| {
             lower.match_indices(w).any(|(i, _)| {
                 let before = lower[..i].chars().next_back();
@@ -112,6 +118,7 @@ impl Facts {
             link: super::link::normalise(&item.link).map(|l| crate::hash::fnv1a(l.as_bytes())),
             title_key: title_key(&prepared),
             title,
+            extra,
             lead,
             latin,
             numbers,
@@ -120,8 +127,8 @@ impl Facts {
     }
 }
 
-/// Term hashes of the first sentences of `text` (at most [`LEAD_CHARS`]) not in `title`.
-fn lead_terms(a: &Analyzer, text: &str, title: &[u64]) -> Vec<u64> {
+/// Term hashes of the first sentences of `text` (at most [`LEAD_CHARS`]) not in the title's.
+fn lead_terms(a: &Analyzer, text: &str, title: &[u64], extra: &[u64]) -> Vec<u64> {
     let mut lead = String::new();
     let mut chars = 0;
     for s in sentences(text) {
@@ -137,7 +144,7 @@ fn lead_terms(a: &Analyzer, text: &str, title: &[u64]) -> Vec<u64> {
         .search_tokens(&prepared)
         .iter()
         .filter(|t| useful(&t.text))
-        .map(|t| term_hash(&t.text))
+        .map(|t| hash(&t.text))
         .collect();
     let lower = prepared.to_lowercase();
     out.extend(
@@ -147,8 +154,18 @@ fn lead_terms(a: &Analyzer, text: &str, title: &[u64]) -> Vec<u64> {
             .map(|n| n.term()),
     );
     sort_unique(&mut out);
-    out.retain(|h| title.binary_search(h).is_err());
+    out.retain(|h| title.binary_search(h).is_err() && extra.binary_search(h).is_err());
     out
+}
+
+/// A term's hash, katakana's long-vowel mark left out (アベイラビリティーゾーン and
+/// アベイラビリティゾーン are one word).
+fn hash(term: &str) -> u64 {
+    if term.contains('ー') {
+        term_hash(&term.replace('ー', ""))
+    } else {
+        term_hash(term)
+    }
 }
 
 fn sort_unique(v: &mut Vec<u64>) {

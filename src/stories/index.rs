@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use super::Settings;
 use super::facts::Facts;
-use super::score::{self, Candidate};
+use super::score::{self, Candidate, Role};
 
 /// An item of the window.
 struct Entry {
@@ -134,8 +134,12 @@ impl StoryIndex {
 
     /// Inverse document frequency of a term in the window (BM25's, never negative).
     fn idf(&self, term: u64) -> f64 {
+        self.idf_of_count(self.df.get(&term).copied().unwrap_or(0))
+    }
+
+    fn idf_of_count(&self, df: u32) -> f64 {
         let n = self.entries.len() as f64;
-        let df = f64::from(self.df.get(&term).copied().unwrap_or(0));
+        let df = f64::from(df);
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
@@ -145,11 +149,16 @@ impl StoryIndex {
             return Some(self.entry(*slot).story);
         }
         let candidates = self.candidates(facts);
-        // per story: the best match, unless some item of it contradicts the new one
+        // per story: the best match, unless some item of it contradicts the new one, and how
+        // many of its items share a title word with it
         let mut best: FxHashMap<u32, f64> = FxHashMap::default();
+        let mut related: FxHashMap<u32, u32> = FxHashMap::default();
         let mut vetoed: Vec<u32> = Vec::new();
         for c in &candidates {
             let e = self.entry(c.slot);
+            if c.title_shared > 0 {
+                *related.entry(e.story).or_default() += 1;
+            }
             if score::contradicts(facts, &e.facts) {
                 vetoed.push(e.story);
                 continue;
@@ -159,8 +168,14 @@ impl StoryIndex {
                 *b = b.max(s);
             }
         }
+        // a story joins only if the new item relates to enough of it (no chains of one link)
+        let covered = |n: &u32| {
+            let alive = self.stories.get(n).map_or(1, |s| s.alive.max(1));
+            f64::from(related.get(n).copied().unwrap_or(0))
+                >= self.settings.coverage * f64::from(alive)
+        };
         best.into_iter()
-            .filter(|(n, _)| !vetoed.contains(n))
+            .filter(|(n, _)| !vetoed.contains(n) && covered(n))
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
             .map(|(n, _)| n)
     }
@@ -170,9 +185,10 @@ impl StoryIndex {
     fn candidates(&self, facts: &Facts) -> Vec<Candidate> {
         let window = self.settings.window_hours * 3600;
         let weights = score::weights(facts, |t| self.idf(t));
+        let unique = self.idf_of_count(1).max(f64::MIN_POSITIVE);
         let norm = score::norm(&weights);
         let mut acc: FxHashMap<u64, Candidate> = FxHashMap::default();
-        for &(term, w, in_title) in &weights {
+        for &(term, w, role) in &weights {
             let Some(list) = self.postings.get(&term) else {
                 continue;
             };
@@ -181,13 +197,15 @@ impl StoryIndex {
             }
             let idf = self.idf(term);
             for &tagged in list {
-                let (slot, their_title) = (tagged >> 1, tagged & 1 == 1);
+                let (slot, theirs) = (tagged >> 2, Role::from_tag(tagged));
                 let c = acc.entry(slot).or_insert_with(|| Candidate::new(slot));
-                let theirs = idf * if their_title { 1.0 } else { score::LEAD_WEIGHT };
-                c.dot += w * theirs;
-                if in_title && their_title {
+                c.dot += w * idf * theirs.weight();
+                if role == Role::Title && theirs == Role::Title {
                     c.title_shared += 1;
-                    c.title_idf += idf;
+                    c.title_idf += idf / unique;
+                } else if role != Role::Lead && theirs != Role::Lead {
+                    // a compound or a 頻出ワード both titles have: part of the rarity shared
+                    c.title_idf += self.settings.compound_rarity * idf / unique;
                 }
             }
         }
@@ -198,6 +216,7 @@ impl StoryIndex {
                 let e = self.entry(c.slot);
                 c.cosine = c.dot / (norm * e.norm).max(f64::MIN_POSITIVE);
                 c.same_title = e.facts.title_key == facts.title_key;
+                c.hours = (e.facts.time - facts.time).abs() as f64 / 3600.0;
                 c
             })
             .collect();
@@ -211,15 +230,16 @@ impl StoryIndex {
 
     fn add(&mut self, facts: Facts, story: u32) {
         let slot = self.first_slot + self.entries.len() as u64;
-        for t in facts.title.iter().chain(&facts.lead) {
-            *self.df.entry(*t).or_default() += 1;
+        for t in terms(&facts) {
+            *self.df.entry(t).or_default() += 1;
         }
-        let norm = score::norm(&score::weights(&facts, |t| self.idf(t)));
-        for &t in &facts.title {
-            self.postings.entry(t).or_default().push_back(slot << 1 | 1);
-        }
-        for &t in &facts.lead {
-            self.postings.entry(t).or_default().push_back(slot << 1);
+        let weights = score::weights(&facts, |t| self.idf(t));
+        let norm = score::norm(&weights);
+        for (t, _, role) in weights {
+            self.postings
+                .entry(t)
+                .or_default()
+                .push_back(slot << 2 | role as u64);
         }
         if let Some(l) = facts.link {
             self.links.insert(l, slot);
@@ -242,7 +262,7 @@ impl StoryIndex {
             let e = self.entries.pop_front().expect("front exists");
             let slot = self.first_slot;
             self.first_slot += 1;
-            for &t in e.facts.title.iter().chain(&e.facts.lead) {
+            for t in terms(&e.facts) {
                 if let Some(d) = self.df.get_mut(&t) {
                     *d -= 1;
                     if *d == 0 {
@@ -250,7 +270,7 @@ impl StoryIndex {
                     }
                 }
                 if let Some(list) = self.postings.get_mut(&t) {
-                    while list.front().is_some_and(|p| p >> 1 <= slot) {
+                    while list.front().is_some_and(|p| p >> 2 <= slot) {
                         list.pop_front();
                     }
                     if list.is_empty() {
@@ -272,4 +292,14 @@ impl StoryIndex {
             }
         }
     }
+}
+
+/// Every term of an item, once (title words, extras and lead are disjoint).
+fn terms(facts: &Facts) -> impl Iterator<Item = u64> + '_ {
+    facts
+        .title
+        .iter()
+        .chain(&facts.extra)
+        .chain(&facts.lead)
+        .copied()
 }

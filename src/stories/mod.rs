@@ -28,6 +28,7 @@ mod score;
 
 pub use facts::{Facts, Lang, japanese, strip_outlet_labels, title_key};
 pub use index::{Assignment, StoryIndex};
+pub use score::contradicts;
 
 use chrono::{DateTime, FixedOffset};
 
@@ -44,8 +45,21 @@ pub struct Settings {
     pub threshold: f64,
     /// Cosine two items of one site need (a site rarely reports one event twice).
     pub same_site_threshold: f64,
-    /// Summed idf of the title terms two items in different languages must share.
-    pub cross_idf: f64,
+    /// Or: the rarity of the title terms two items of one language share (summed idf, each
+    /// relative to that of a term only one item has).
+    pub rare_shared: f64,
+    /// The same rarity two items in different languages must share.
+    pub cross_rare: f64,
+    /// Hours within which reports count as fresh (no decay).
+    pub fresh_hours: f64,
+    /// What the cosine needed grows by, per day past the fresh hours (the rarity needed
+    /// grows by its own value per day).
+    pub decay: f64,
+    /// The share of a story's items in the window a new item must share a title word with
+    /// to join it.
+    pub coverage: f64,
+    /// What a shared compound or 頻出ワード adds to the rarity shared, against a shared word.
+    pub compound_rarity: f64,
 }
 
 impl Default for Settings {
@@ -53,9 +67,14 @@ impl Default for Settings {
         Settings {
             window_hours: 72,
             max_items: 50_000,
-            threshold: 0.35,
+            threshold: 0.4,
             same_site_threshold: 0.6,
-            cross_idf: 9.0,
+            rare_shared: 2.5,
+            cross_rare: 1.8,
+            fresh_hours: 12.0,
+            decay: 0.4,
+            coverage: 0.5,
+            compound_rarity: 1.0,
         }
     }
 }
@@ -94,3 +113,6 @@ pub fn recompute(items: &[ToAssign<'_>], settings: &Settings) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -20,6 +20,8 @@ pub enum Kind {
     Count(u64),
     /// A date or a time of day (月, 日, 時, 年): never a veto (reports give different ones).
     Date,
+    /// An identifier: `JVN#58204417`, `#1234`.
+    Id,
     /// A bare number.
     Plain,
 }
@@ -37,7 +39,7 @@ impl Number {
     pub fn decisive(self) -> bool {
         matches!(
             self.kind,
-            Kind::Version | Kind::Money(_) | Kind::Percent | Kind::Count(_)
+            Kind::Version | Kind::Money(_) | Kind::Percent | Kind::Count(_) | Kind::Id
         )
     }
 
@@ -60,6 +62,7 @@ impl Number {
             Kind::Count(c) => 4 ^ c.rotate_left(11),
             Kind::Date => 5,
             Kind::Plain => 6,
+            Kind::Id => 7,
         };
         fnv1a(&[kind.to_le_bytes(), self.value.to_le_bytes()].concat())
     }
@@ -294,8 +297,18 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         let kind = Kind::Count(fnv1a(counter.as_bytes()));
         return (make(kind), rest_at + counter.chars().count());
     }
-    if dots == 1 && word_before {
+    // a number after a name: Java 26, iOS 26.4, Windows 11 (not a year: WWDC 2026)
+    if dots <= 1 && word_before && value < 1000.0 {
         return (Some(version(raw)), end);
+    }
+    if before == Some('#') && raw.len() >= 4 {
+        return (
+            Some(Number {
+                kind: Kind::Id,
+                value: fnv1a(raw.as_bytes()),
+            }),
+            end,
+        );
     }
     (make(Kind::Plain), at)
 }
@@ -366,6 +379,16 @@ mod tests {
         assert!(!clash("raises rate to 1%", "政策金利を1％に"));
         assert!(clash("h3ロケット9号機", "h3ロケット8号機"));
         assert!(!clash("第30回 議事次第", "3月16日に開催"));
+    }
+
+    #[test]
+    fn identifiers_and_numbered_names_disagree() {
+        assert!(clash(
+            "jvn#58204417: ルーターの脆弱性",
+            "jvn#61937055: ルーターの脆弱性"
+        ));
+        assert!(clash("typescript 6.0正式リリース", "java 26正式リリース"));
+        assert!(!clash("wwdc 2026 is june 8th", "wwdc26を6月8日に開催"));
     }
 
     #[test]

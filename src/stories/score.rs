@@ -19,9 +19,12 @@ pub struct Candidate {
     pub dot: f64,
     /// Idf-weighted cosine of the two items.
     pub cosine: f64,
-    /// Terms both titles have, and the sum of their idf.
+    /// Terms both titles have, and the sum of their idf relative to a term of one item
+    /// (1.0 each for terms no other item of the window has).
     pub title_shared: u32,
     pub title_idf: f64,
+    /// Hours between the two items.
+    pub hours: f64,
     /// Same normalised title.
     pub same_title: bool,
 }
@@ -34,21 +37,55 @@ impl Candidate {
             cosine: 0.0,
             title_shared: 0,
             title_idf: 0.0,
+            hours: 0.0,
             same_title: false,
         }
     }
 }
 
+/// Where an item has a term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// In its lead only.
+    Lead = 0,
+    /// A word of its title.
+    Title = 1,
+    /// A compound, name or 頻出ワード of its title.
+    Extra = 2,
+}
+
+impl Role {
+    pub fn weight(self) -> f64 {
+        match self {
+            Role::Lead => LEAD_WEIGHT,
+            Role::Title | Role::Extra => 1.0,
+        }
+    }
+
+    pub fn from_tag(tag: u64) -> Role {
+        match tag & 3 {
+            1 => Role::Title,
+            2 => Role::Extra,
+            _ => Role::Lead,
+        }
+    }
+}
+
 /// Each term of `facts` with its weight (title terms at their idf, lead terms at
-/// [`LEAD_WEIGHT`] of it) and whether it is a title term.
-pub fn weights(facts: &Facts, idf: impl Fn(u64) -> f64) -> Vec<(u64, f64, bool)> {
-    let title = facts.title.iter().map(|&t| (t, idf(t), true));
-    let lead = facts.lead.iter().map(|&t| (t, idf(t) * LEAD_WEIGHT, false));
-    title.chain(lead).collect()
+/// [`LEAD_WEIGHT`] of it) and its role.
+pub fn weights(facts: &Facts, idf: impl Fn(u64) -> f64) -> Vec<(u64, f64, Role)> {
+    let title = facts.title.iter().map(|&t| (t, Role::Title));
+    let extra = facts.extra.iter().map(|&t| (t, Role::Extra));
+    let lead = facts.lead.iter().map(|&t| (t, Role::Lead));
+    title
+        .chain(extra)
+        .chain(lead)
+        .map(|(t, r)| (t, idf(t) * r.weight(), r))
+        .collect()
 }
 
 /// The Euclidean norm of weighted terms.
-pub fn norm(weights: &[(u64, f64, bool)]) -> f64 {
+pub fn norm(weights: &[(u64, f64, Role)]) -> f64 {
     weights.iter().map(|w| w.1 * w.1).sum::<f64>().sqrt()
 }
 
@@ -65,15 +102,20 @@ pub fn join_score(new: &Facts, old: &Facts, c: &Candidate, s: &Settings) -> Opti
     if c.same_title && !same_site {
         return Some(1.0 + c.cosine);
     }
+    if c.title_shared < 2 {
+        return None;
+    }
+    // later reports of one event need more in common: a day apart, a follow-up must be clear
+    let late = (c.hours - s.fresh_hours).max(0.0) / 24.0;
     if new.lang == old.lang {
-        let threshold = if same_site {
-            s.same_site_threshold
-        } else {
-            s.threshold
-        };
-        (c.title_shared >= 2 && c.cosine >= threshold).then_some(c.cosine)
+        if same_site {
+            return (c.cosine >= s.same_site_threshold + s.decay * late).then_some(c.cosine);
+        }
+        let words = c.cosine >= s.threshold + s.decay * late;
+        let names = c.title_idf >= s.rare_shared * (1.0 + late);
+        (words || names).then_some(c.cosine)
     } else {
-        // across languages only names and numbers are shared words: ask for two, and rare ones
-        (c.title_shared >= 2 && c.title_idf >= s.cross_idf).then_some(c.cosine)
+        // across languages only names and numbers are shared words: ask for rare ones
+        (c.title_idf >= s.cross_rare * (1.0 + late)).then_some(c.cosine)
     }
 }

@@ -209,7 +209,17 @@ pub fn print_errors(items: &[Item], gold: &[String], predicted: &[String], n: us
     eprintln!("worst splits ({} gold stories split):", splits.len());
     for (k, m) in splits.iter().take(n) {
         eprintln!("  {k} missed pairs:");
-        m.iter()
-            .for_each(|&i| eprintln!("{}  -> {}", line(i), predicted[i]));
+        let first = matome::stories::Facts::of(&items[m[0]], items[m[0]].published);
+        for &i in m {
+            let f = matome::stories::Facts::of(&items[i], items[i].published);
+            let shared = f.title.iter().filter(|t| first.title.contains(t)).count();
+            let veto = matome::stories::contradicts(&first, &f);
+            eprintln!(
+                "{}  -> {} (vs first: {shared} shared{})",
+                line(i),
+                predicted[i],
+                if veto { ", VETO" } else { "" }
+            );
+        }
     }
 }
