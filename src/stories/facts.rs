@@ -11,7 +11,7 @@ use crate::analyze::{Analyzer, prepare, sentences, term_hash};
 use crate::content::Item;
 
 /// The language of an item's title.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Lang {
     /// Any kana or kanji in the title.
     Ja,
@@ -23,8 +23,8 @@ pub enum Lang {
 /// or two, and a bound on the work per item.
 const LEAD_CHARS: usize = 320;
 
-/// What story assignment knows of one item.
-#[derive(Clone, Debug, PartialEq)]
+/// What story assignment knows of one item (serialisable: a derived-state cache may keep it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Facts {
     pub lang: Lang,
     /// Hash of the site name.

@@ -8,7 +8,9 @@
 use crate::hash::fnv1a;
 
 /// What a number measures. Numbers of different kinds never contradict each other.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Kind {
     /// A version or a model number: `1.86`, `v2.3`, `iOS 19`, `M4`, `GPT-5`.
     Version,
@@ -28,7 +30,9 @@ pub enum Kind {
 
 /// One number of a text: its kind and its value (for versions a hash of the canonical form,
 /// for the rest the value times 1,000, rounded).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Number {
     pub kind: Kind,
     pub value: u64,

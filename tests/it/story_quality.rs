@@ -208,12 +208,12 @@ fn story_quality_development_part() {
     let same = f.pairs(Group::SameLanguage);
     // floors just under what the method reaches on this part
     assert!(
-        all.precision() >= 0.0,
+        all.precision() >= 0.90,
         "precision over all pairs fell to {:.3}",
         all.precision()
     );
     assert!(
-        same.recall() >= 0.0,
+        same.recall() >= 0.78,
         "recall over same-language pairs fell to {:.3}",
         same.recall()
     );
@@ -239,13 +239,14 @@ fn story_quality_held_out_part() {
     let f = &runs[0].2;
     let all = f.pairs(Group::All);
     let same = f.pairs(Group::SameLanguage);
+    // floors just under what the method reached on this part (0.907 and 0.800)
     assert!(
-        all.precision() >= 0.0,
+        all.precision() >= 0.88,
         "held-out precision over all pairs fell to {:.3}",
         all.precision()
     );
     assert!(
-        same.recall() >= 0.0,
+        same.recall() >= 0.78,
         "held-out recall over same-language pairs fell to {:.3}",
         same.recall()
     );
