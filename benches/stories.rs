@@ -60,7 +60,7 @@ fn name(story: usize) -> String {
         .bytes()
         .map(|b| (b - b'0') as usize)
         .collect();
-    if story % 2 == 0 {
+    if story.is_multiple_of(2) {
         digits
             .iter()
             .map(|d| (b'a' + *d as u8 * 2) as char)
@@ -148,8 +148,8 @@ fn hour(templates: &[Template]) {
     let (mut cpu, mut wall, mut joined) = (Vec::new(), Vec::new(), 0);
     for h in 0..hours {
         let (c0, w0) = (self_cpu(), Instant::now());
-        for n in window + h * per_hour..window + (h + 1) * per_hour {
-            let i = &items[n];
+        let from = window + h * per_hour;
+        for (n, i) in items.iter().enumerate().skip(from).take(per_hour) {
             joined += usize::from(
                 index
                     .assign(&n.to_string(), Facts::of(i, i.published))

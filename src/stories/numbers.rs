@@ -161,11 +161,10 @@ pub fn numbers(text: &str) -> Vec<Number> {
         i = end;
         // glued to letters after (5g, 4k, 3d): a name, not a number
         let money = start > 0 && CURRENCY_BEFORE.iter().any(|(c, _)| *c == chars[start - 1]);
-        if chars.get(end).is_some_and(|c| c.is_ascii_alphabetic())
-            && !word_at(&chars, end, MULTIPLIERS_EN.iter().map(|m| m.0))
-            && !(money && word_at(&chars, end, MULTIPLIERS_MONEY.iter().map(|m| m.0)))
-            && !word_at(&chars, end, ["bp", "percent"].into_iter())
-        {
+        let unit = word_at(&chars, end, MULTIPLIERS_EN.iter().map(|m| m.0))
+            || word_at(&chars, end, ["bp", "percent"].into_iter())
+            || (money && word_at(&chars, end, MULTIPLIERS_MONEY.iter().map(|m| m.0)));
+        if chars.get(end).is_some_and(|c| c.is_ascii_alphabetic()) && !unit {
             while i < chars.len() && chars[i].is_ascii_alphanumeric() {
                 i += 1;
             }
