@@ -3,9 +3,9 @@
 //! The pipeline (see ARCHITECTURE.md): [`config`] reads matome.toml; [`fetch`] turns feeds into
 //! dated snapshot files that [`content`] owns; [`analyze`] and [`text`] prepare item text;
 //! [`import`] adds feeds from OPML or CSV; [`trends`] scores rising words and lays out word clouds;
-//! [`render`] builds the site from the archive; [`publish`] posts new digests to social networks
-//! and webhooks, [`alert`] tells the curator about failures; [`cli`] is the command line over all
-//! of it.
+//! [`stories`] groups the items that report one event; [`render`] builds the site from the
+//! archive; [`publish`] posts new digests to social networks and webhooks, [`alert`] tells the
+//! curator about failures; [`cli`] is the command line over all of it.
 
 pub mod alert;
 pub mod analyze;
@@ -25,6 +25,7 @@ pub mod reanalyze;
 pub mod render;
 pub mod search;
 pub mod serve;
+pub mod stories;
 pub mod text;
 pub mod theme_eject;
 pub mod trends;

@@ -29,6 +29,7 @@ mod search_page;
 pub mod serve;
 mod size;
 mod slugs;
+mod story_quality;
 mod support;
 mod support_selftest;
 mod theme;

@@ -1,0 +1,261 @@
+//! An item's facts as story assignment compares them: its language, site, time, normalised
+//! link and title, the words of its title and lead (lindera nouns and compounds, Latin words
+//! stemmed, its 頻出ワード), and the numbers and release stage its title states. Computed once per
+//! item from the analyser's public API ([`Analyzer::search_tokens`], [`Analyzer::terms`]);
+//! owns nothing but that reading. Hashes only: a window of thousands of items stays small.
+
+use chrono::{DateTime, FixedOffset};
+
+use super::numbers::{self, Number};
+use crate::analyze::{Analyzer, prepare, sentences, term_hash};
+use crate::content::Item;
+
+/// The language of an item's title.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Lang {
+    /// Any kana or kanji in the title.
+    Ja,
+    /// Everything else.
+    En,
+}
+
+/// Characters of the description read (its lead): enough for a wire story's first sentence
+/// or two, and a bound on the work per item.
+const LEAD_CHARS: usize = 320;
+
+/// What story assignment knows of one item (serialisable: a derived-state cache may keep it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Facts {
+    pub lang: Lang,
+    /// Hash of the site name.
+    pub site: u64,
+    /// Unix seconds: when the item counts as reported.
+    pub time: i64,
+    /// Hash of the normalised link ([`super::link::normalise`]), if it has one.
+    pub link: Option<u64>,
+    /// Hash of the title's letters and digits, lower-cased, outlet labels left out.
+    pub title_key: u64,
+    /// Term hashes of the title's words and telling numbers, sorted, unique.
+    pub title: Vec<u64>,
+    /// Term hashes of the title's compounds and names and the item's 頻出ワード that are not
+    /// among its words, sorted, unique: they weigh like title words in the similarity but are
+    /// not counted again as shared words (a compound repeats its parts).
+    pub extra: Vec<u64>,
+    /// Term hashes of the lead that the title lacks, sorted, unique.
+    pub lead: Vec<u64>,
+    /// The Latin words among the title's terms (names across languages), sorted, unique.
+    pub latin: Vec<u64>,
+    /// The numbers the title states (what a join must not contradict).
+    pub numbers: Vec<Number>,
+    /// The title announces a pre-release (beta, RC, preview, ベータ版 …).
+    pub prerelease: bool,
+}
+
+/// Words of a pre-release (compared on the lower-cased title).
+const PRERELEASE: &[&str] = &[
+    "beta",
+    "rc",
+    "release candidate",
+    "preview",
+    "alpha",
+    "nightly",
+    "canary",
+    "ベータ",
+    "プレビュー",
+    "候補版",
+    "開発版",
+    "先行版",
+];
+
+impl Facts {
+    /// The facts of `item`, taken to be reported at `at` or at its published time if earlier
+    /// (a feed's future dates never move the window).
+    pub fn of(item: &Item, at: DateTime<FixedOffset>) -> Facts {
+        let a = Analyzer::get();
+        let prepared = prepare(&item.title);
+        let stripped = strip_outlet_labels(&prepared);
+        let lower = stripped.to_lowercase();
+        let mut title = Vec::new();
+        let mut latin = Vec::new();
+        for t in a.search_tokens(stripped) {
+            if !useful(&t.text) {
+                continue;
+            }
+            let h = hash(&t.text);
+            if t.text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                latin.push(h);
+            }
+            title.push(h);
+        }
+        let numbers = numbers::numbers(&lower);
+        title.extend(numbers.iter().filter(|n| n.telling()).map(|n| n.term()));
+        sort_unique(&mut title);
+        let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
+        for k in &item.keywords {
+            let k = prepare(k).to_lowercase();
+            extra.push(hash(&k));
+        }
+        sort_unique(&mut extra);
+        extra.retain(|h| title.binary_search(h).is_err());
+        sort_unique(&mut latin);
+        let lead = lead_terms(a, &item.text, &title, &extra);
+        let prerelease = PRERELEASE.iter().any(|w| {
+            lower.match_indices(w).any(|(i, _)| {
+                let before = lower[..i].chars().next_back();
+                let after = lower[i + w.len()..].chars().next();
+                !before.is_some_and(|c| c.is_ascii_alphanumeric())
+                    && !after.is_some_and(|c| c.is_ascii_alphabetic())
+            })
+        });
+        Facts {
+            lang: if item.title.chars().any(japanese) {
+                Lang::Ja
+            } else {
+                Lang::En
+            },
+            site: crate::hash::fnv1a(item.site.as_bytes()),
+            time: item.published.min(at).timestamp(),
+            link: super::link::normalise(&item.link).map(|l| crate::hash::fnv1a(l.as_bytes())),
+            title_key: title_key(&prepared),
+            title,
+            extra,
+            lead,
+            latin,
+            numbers,
+            prerelease,
+        }
+    }
+}
+
+/// Term hashes of the first sentences of `text` (at most [`LEAD_CHARS`]) not in the title's.
+fn lead_terms(a: &Analyzer, text: &str, title: &[u64], extra: &[u64]) -> Vec<u64> {
+    let mut lead = String::new();
+    let mut chars = 0;
+    for s in sentences(text) {
+        if chars >= LEAD_CHARS {
+            break;
+        }
+        lead.extend(s.chars().take(LEAD_CHARS - chars));
+        chars += s.chars().count().min(LEAD_CHARS - chars);
+        lead.push(' ');
+    }
+    let prepared = prepare(&lead);
+    let mut out: Vec<u64> = a
+        .search_tokens(&prepared)
+        .iter()
+        .filter(|t| useful(&t.text))
+        .map(|t| hash(&t.text))
+        .collect();
+    let lower = prepared.to_lowercase();
+    out.extend(
+        numbers::numbers(&lower)
+            .iter()
+            .filter(|n| n.telling())
+            .map(|n| n.term()),
+    );
+    sort_unique(&mut out);
+    out.retain(|h| title.binary_search(h).is_err() && extra.binary_search(h).is_err());
+    out
+}
+
+/// A term's hash, katakana's long-vowel mark left out (アベイラビリティーゾーン and
+/// アベイラビリティゾーン are one word).
+fn hash(term: &str) -> u64 {
+    if term.contains('ー') {
+        term_hash(&term.replace('ー', ""))
+    } else {
+        term_hash(term)
+    }
+}
+
+fn sort_unique(v: &mut Vec<u64>) {
+    v.sort_unstable();
+    v.dedup();
+}
+
+/// Kana or a CJK ideograph.
+pub fn japanese(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
+}
+
+/// A token worth comparing: not a bare number (numbers are read by kind), not a lone kana.
+fn useful(text: &str) -> bool {
+    let mut chars = text.chars();
+    let (Some(first), rest) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b'.' || b == b',')
+    {
+        return false;
+    }
+    rest.is_some() || !matches!(first, '\u{3040}'..='\u{30ff}') && first.is_alphanumeric()
+}
+
+/// The title without an outlet's labels: a leading `[ITmedia News]` or `【速報】`, a trailing
+/// `（ITmedia NEWS）` or `(ロイター)` as aggregators append (short brackets only).
+pub fn strip_outlet_labels(title: &str) -> &str {
+    let mut t = title.trim();
+    for (open, close) in [('[', ']'), ('【', '】')] {
+        if t.starts_with(open)
+            && let Some(end) = t.find(close)
+            && t[..end].chars().count() <= 24
+            && end + close.len_utf8() < t.len()
+        {
+            t = t[end + close.len_utf8()..].trim_start();
+        }
+    }
+    for (open, close) in [('(', ')'), ('（', '）')] {
+        if t.ends_with(close)
+            && let Some(start) = t.rfind(open)
+            && t[start..].chars().count() <= 24
+            && start > 0
+        {
+            t = t[..start].trim_end();
+        }
+    }
+    t
+}
+
+/// The hash of a title's letters and digits, lower-cased, without outlet labels: copies of
+/// one headline share it.
+pub fn title_key(prepared: &str) -> u64 {
+    let t: String = strip_outlet_labels(prepared)
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    crate::hash::fnv1a(t.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outlet_labels_are_not_the_headline() {
+        assert_eq!(
+            strip_outlet_labels("食品卸の丸越フーズにランサムウェア攻撃（ITmedia NEWS）"),
+            "食品卸の丸越フーズにランサムウェア攻撃"
+        );
+        assert_eq!(strip_outlet_labels("【速報】日銀が利上げ"), "日銀が利上げ");
+        assert_eq!(strip_outlet_labels("[ITmedia News] 新型PC"), "新型PC");
+        // a title that is only a bracket keeps it
+        assert_eq!(strip_outlet_labels("（お知らせ）"), "（お知らせ）");
+        assert_eq!(
+            title_key(&prepare("Rust 1.86.0 is out!")),
+            title_key(&prepare("rust 1.86.0 is out"))
+        );
+    }
+
+    #[test]
+    fn tokens_worth_comparing() {
+        assert!(useful("日銀"));
+        assert!(useful("銀"));
+        assert!(useful("rust"));
+        assert!(!useful("の"));
+        assert!(!useful("2026"));
+        assert!(!useful(""));
+    }
+}

@@ -1,0 +1,411 @@
+//! The numbers of a headline, by what they measure: versions, amounts of money, percentages and
+//! counts (with their counter: 人, 件, 号機, 回 …), in Japanese and English writing. Two reports of
+//! one event agree on them; two events that share every name (a version's release and the next
+//! version's beta, a rate decision and a survey of it, two days' market closes) do not, and that
+//! disagreement vetoes a join ([`conflict`]). Owns only reading numbers out of normalised
+//! (NFKC, lower-case) text; how they weigh in a similarity is [`super::score`]'s.
+
+use crate::hash::fnv1a;
+
+/// What a number measures. Numbers of different kinds never contradict each other.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum Kind {
+    /// A version or a model number: `1.86`, `v2.3`, `iOS 19`, `M4`, `GPT-5`.
+    Version,
+    /// An amount in a currency (the currency's hash).
+    Money(u64),
+    /// A percentage, a 割 or basis points (in hundredths of a percent).
+    Percent,
+    /// A count with its counter word's hash (9号機, 30回, 1000万回線, 12 people).
+    Count(u64),
+    /// A date or a time of day (月, 日, 時, 年): never a veto (reports give different ones).
+    Date,
+    /// An identifier: `JVN#58204417`, `#1234`.
+    Id,
+    /// A bare number.
+    Plain,
+}
+
+/// One number of a text: its kind and its value (for versions a hash of the canonical form,
+/// for the rest the value times 1,000, rounded).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct Number {
+    pub kind: Kind,
+    pub value: u64,
+}
+
+impl Number {
+    /// Kinds whose disagreement vetoes a join.
+    pub fn decisive(self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Version | Kind::Money(_) | Kind::Percent | Kind::Count(_) | Kind::Id
+        )
+    }
+
+    /// A number specific enough that sharing it is evidence (not a small bare number or a
+    /// date).
+    pub fn telling(self) -> bool {
+        match self.kind {
+            Kind::Date => false,
+            Kind::Plain => self.value >= 100_000 && !(1_990_000..=2_100_000).contains(&self.value),
+            _ => true,
+        }
+    }
+
+    /// A hash of kind and value, as a term of the similarity.
+    pub fn term(self) -> u64 {
+        let kind = match self.kind {
+            Kind::Version => 1,
+            Kind::Money(c) => 2 ^ c.rotate_left(7),
+            Kind::Percent => 3,
+            Kind::Count(c) => 4 ^ c.rotate_left(11),
+            Kind::Date => 5,
+            Kind::Plain => 6,
+            Kind::Id => 7,
+        };
+        fnv1a(&[kind.to_le_bytes(), self.value.to_le_bytes()].concat())
+    }
+}
+
+/// Whether two texts' numbers contradict: for some decisive kind both have numbers and share
+/// none of them.
+pub fn conflict(a: &[Number], b: &[Number]) -> bool {
+    a.iter().filter(|n| n.decisive()).any(|n| {
+        let mine = a.iter().filter(|m| m.kind == n.kind);
+        let theirs: Vec<&Number> = b.iter().filter(|m| m.kind == n.kind).collect();
+        !theirs.is_empty() && !mine.into_iter().any(|m| theirs.contains(&m))
+    })
+}
+
+const CURRENCY_BEFORE: &[(char, &str)] = &[('$', "usd"), ('¥', "jpy"), ('€', "eur"), ('£', "gbp")];
+const CURRENCY_AFTER: &[(&str, &str)] = &[
+    ("円", "jpy"),
+    ("ドル", "usd"),
+    ("ユーロ", "eur"),
+    ("ポンド", "gbp"),
+    ("元", "cny"),
+    ("ウォン", "krw"),
+    ("yen", "jpy"),
+    ("dollars", "usd"),
+    ("euros", "eur"),
+];
+const MULTIPLIERS_JA: &[(char, f64)] = &[('兆', 1e12), ('億', 1e8), ('万', 1e4), ('千', 1e3)];
+const MULTIPLIERS_EN: &[(&str, f64)] = &[
+    ("trillion", 1e12),
+    ("billion", 1e9),
+    ("million", 1e6),
+    ("bn", 1e9),
+    ("tn", 1e12),
+];
+/// Multipliers read only after a currency sign (`$5m`, `$300k`).
+const MULTIPLIERS_MONEY: &[(&str, f64)] = &[("m", 1e6), ("k", 1e3)];
+const DATE_AFTER: &[&str] = &["年", "月", "日", "時", "分", "秒", "年度", "期"];
+/// Counter words after a number (longest first where one begins another).
+const COUNTERS: &[&str] = &[
+    "号機",
+    "回線",
+    "か国",
+    "カ国",
+    "ヵ国",
+    "人",
+    "件",
+    "社",
+    "台",
+    "回",
+    "号",
+    "行",
+    "機",
+    "校",
+    "戸",
+    "棟",
+    "店",
+    "基",
+    "便",
+    "本",
+    "位",
+    "勝",
+    "敗",
+    "点",
+    "票",
+    "議席",
+    "倍",
+    "度",
+    "people",
+    "deaths",
+    "dead",
+    "jobs",
+    "users",
+    "employees",
+    "layoffs",
+    "points",
+    "seats",
+];
+
+/// The numbers of `text` (already NFKC-normalised and lower-cased), in order.
+pub fn numbers(text: &str) -> Vec<Number> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let (raw, end) = digits(&chars, i);
+        i = end;
+        // glued to letters after (5g, 4k, 3d): a name, not a number
+        let money = start > 0 && CURRENCY_BEFORE.iter().any(|(c, _)| *c == chars[start - 1]);
+        let unit = word_at(&chars, end, MULTIPLIERS_EN.iter().map(|m| m.0))
+            || word_at(&chars, end, ["bp", "percent"].into_iter())
+            || (money && word_at(&chars, end, MULTIPLIERS_MONEY.iter().map(|m| m.0)));
+        if chars.get(end).is_some_and(|c| c.is_ascii_alphabetic()) && !unit {
+            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            continue;
+        }
+        let (number, next) = classify(&chars, start, end, &raw);
+        i = next.max(i);
+        out.extend(number);
+    }
+    out
+}
+
+/// The digits from `i` with their separators (`1,000`, `1.86.0`), and where they end.
+fn digits(chars: &[char], mut i: usize) -> (String, usize) {
+    let mut raw = String::new();
+    while i < chars.len() {
+        let c = chars[i];
+        let next_digit = chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if c.is_ascii_digit() || ((c == '.' || c == ',') && next_digit && !raw.is_empty()) {
+            raw.push(c);
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    (raw, i)
+}
+
+/// Whether `words` has one that starts at `at` and ends at a non-letter.
+fn word_at<'a>(chars: &[char], at: usize, mut words: impl Iterator<Item = &'a str>) -> bool {
+    words.any(|w| {
+        let n = w.chars().count();
+        chars.len() >= at + n
+            && chars[at..at + n].iter().copied().eq(w.chars())
+            && !chars.get(at + n).is_some_and(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// The text after `at` (skipping one space), for suffix tests.
+fn after(chars: &[char], at: usize) -> (String, usize) {
+    let skip = usize::from(chars.get(at) == Some(&' '));
+    let s: String = chars[(at + skip).min(chars.len())..]
+        .iter()
+        .take(10)
+        .collect();
+    (s, at + skip)
+}
+
+/// The number at `chars[start..end]` (`raw`), by its neighbours; and where reading goes on.
+fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Number>, usize) {
+    let before = start.checked_sub(1).map(|p| chars[p]);
+    let letter_before = before.is_some_and(|c| c.is_ascii_alphabetic());
+    let hyphen_name = before == Some('-')
+        && start >= 2
+        && chars[start - 2].is_ascii_alphabetic()
+        && raw.len() <= 3;
+    let dots = raw.matches('.').count();
+    let word_before = before == Some(' ') && start >= 2 && chars[start - 2].is_ascii_alphabetic();
+    if letter_before || hyphen_name || dots >= 2 {
+        return (Some(version(raw)), end);
+    }
+    let value: f64 = raw.replace(',', "").parse().unwrap_or(0.0);
+    let currency_before = before.and_then(|c| CURRENCY_BEFORE.iter().find(|(b, _)| *b == c));
+    let (mut value, mut at) = (value, end);
+    // Japanese chains: 5万3120円, 1兆2000億円, 15万ドル
+    while let Some(&(_, m)) = chars
+        .get(at)
+        .and_then(|c| MULTIPLIERS_JA.iter().find(|(k, _)| k == c))
+    {
+        at += 1;
+        let (more, e) = digits(chars, at);
+        value *= m;
+        if !more.is_empty() {
+            value += more.replace(',', "").parse::<f64>().unwrap_or(0.0);
+            at = e;
+        }
+    }
+    let (rest, rest_at) = after(chars, at);
+    let money_words = MULTIPLIERS_MONEY
+        .iter()
+        .filter(|_| currency_before.is_some());
+    for (word, m) in MULTIPLIERS_EN.iter().chain(money_words) {
+        if rest.starts_with(word) && word_at(chars, rest_at, [*word].into_iter()) {
+            value *= m;
+            at = rest_at + word.chars().count();
+            break;
+        }
+    }
+    let (rest, rest_at) = after(chars, at);
+    let scaled = (value * 1000.0).round() as u64;
+    let make = |kind| {
+        Some(Number {
+            kind,
+            value: scaled,
+        })
+    };
+    if let Some((_, cur)) = currency_before {
+        return (make(Kind::Money(fnv1a(cur.as_bytes()))), at);
+    }
+    if let Some((word, cur)) = CURRENCY_AFTER.iter().find(|(w, _)| rest.starts_with(w)) {
+        return (
+            make(Kind::Money(fnv1a(cur.as_bytes()))),
+            rest_at + word.chars().count(),
+        );
+    }
+    if rest.starts_with('%') || rest.starts_with("パーセント") || rest.starts_with("percent") {
+        return (make(Kind::Percent), rest_at + 1);
+    }
+    if rest.starts_with('割') {
+        let value = (value * 10_000.0).round() as u64;
+        return (
+            Some(Number {
+                kind: Kind::Percent,
+                value,
+            }),
+            rest_at + 1,
+        );
+    }
+    if rest.starts_with("bp") || rest.starts_with("basis point") {
+        let value = (value * 10.0).round() as u64;
+        return (
+            Some(Number {
+                kind: Kind::Percent,
+                value,
+            }),
+            rest_at + 2,
+        );
+    }
+    if DATE_AFTER.iter().any(|d| rest.starts_with(d)) {
+        return (make(Kind::Date), rest_at + 1);
+    }
+    if let Some(counter) = COUNTERS.iter().find(|c| rest.starts_with(*c)) {
+        let kind = Kind::Count(fnv1a(counter.as_bytes()));
+        return (make(kind), rest_at + counter.chars().count());
+    }
+    // a number after a name: Java 26, iOS 26.4, Windows 11 (not a year: WWDC 2026)
+    if dots <= 1 && word_before && value < 1000.0 {
+        return (Some(version(raw)), end);
+    }
+    if before == Some('#') && raw.len() >= 4 {
+        return (
+            Some(Number {
+                kind: Kind::Id,
+                value: fnv1a(raw.as_bytes()),
+            }),
+            end,
+        );
+    }
+    (make(Kind::Plain), at)
+}
+
+/// A version number in its canonical form: trailing `.0` parts dropped (`6.0` is `6`).
+fn version(raw: &str) -> Number {
+    let mut parts: Vec<&str> = raw.split(['.', ',']).collect();
+    while parts.len() > 1 && parts.last().is_some_and(|p| p.bytes().all(|b| b == b'0')) {
+        parts.pop();
+    }
+    let canonical: Vec<String> = parts
+        .iter()
+        .map(|p| p.trim_start_matches('0').to_string())
+        .map(|p| if p.is_empty() { "0".into() } else { p })
+        .collect();
+    Number {
+        kind: Kind::Version,
+        value: fnv1a(canonical.join(".").as_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<Kind> {
+        numbers(text).into_iter().map(|n| n.kind).collect()
+    }
+
+    fn clash(a: &str, b: &str) -> bool {
+        conflict(&numbers(a), &numbers(b))
+    }
+
+    #[test]
+    fn versions_agree_whatever_their_trailing_zeros() {
+        assert!(!clash("rust 1.86.0 is out", "rust 1.86 リリース"));
+        assert!(!clash("typescript 6.0 released", "typescript 6 正式版"));
+        assert!(clash("rust 1.86.0 is out", "rust 1.87.0 beta"));
+        assert!(clash("apple m4 chip", "apple m5 chip"));
+        assert_eq!(kinds("gpt-5 launches"), vec![Kind::Version]);
+    }
+
+    #[test]
+    fn japanese_amounts_are_read_with_their_multipliers() {
+        let n = numbers("ビットコインが初の15万ドル突破");
+        let e = numbers("bitcoin tops $150,000 for first time");
+        assert_eq!(n, e);
+        let close = numbers("日経平均、反落 終値は412円安の5万3120円");
+        assert_eq!(close.len(), 2);
+        assert_eq!(close[1].value, 53_120_000);
+        assert!(clash(
+            "終値は412円安の5万3120円",
+            "終値は230円高の5万3350円"
+        ));
+        assert_eq!(numbers("$1.2 billion deal")[0].value, 1_200_000_000_000);
+    }
+
+    #[test]
+    fn percentages_and_counts_are_their_own_kinds() {
+        assert_eq!(
+            numbers("8割が予想")[0],
+            Number {
+                kind: Kind::Percent,
+                value: 80_000
+            }
+        );
+        assert!(clash("エコノミストの8割が予想", "政策金利を1%に引き上げ"));
+        assert!(!clash("raises rate to 1%", "政策金利を1％に"));
+        assert!(clash("h3ロケット9号機", "h3ロケット8号機"));
+        assert!(!clash("第30回 議事次第", "3月16日に開催"));
+    }
+
+    #[test]
+    fn identifiers_and_numbered_names_disagree() {
+        assert!(clash(
+            "jvn#58204417: ルーターの脆弱性",
+            "jvn#61937055: ルーターの脆弱性"
+        ));
+        assert!(clash("typescript 6.0正式リリース", "java 26正式リリース"));
+        assert!(!clash("wwdc 2026 is june 8th", "wwdc26を6月8日に開催"));
+    }
+
+    #[test]
+    fn dates_and_names_glued_to_numbers_never_veto() {
+        assert_eq!(kinds("3月18日発売"), vec![Kind::Date, Kind::Date]);
+        assert!(kinds("5g and 4k streaming").is_empty());
+        assert!(!clash("3月18日", "3月19日"));
+    }
+
+    #[test]
+    fn hostile_text_is_read_in_linear_time() {
+        let long = "9,".repeat(50_000) + &"1.".repeat(50_000) + &"万".repeat(10_000);
+        let t = std::time::Instant::now();
+        let _ = numbers(&long);
+        assert!(t.elapsed().as_secs() < 2);
+    }
+}

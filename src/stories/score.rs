@@ -1,0 +1,121 @@
+//! When two items report the same event: the similarity of their title and lead words
+//! (idf-weighted cosine, title words counting double the lead's), the names and numbers two
+//! languages share, and the vetoes that keep apart events sharing every name — numbers of one
+//! kind that disagree (versions, amounts, percentages, counts) and a pre-release against a
+//! release. Pure functions over [`Facts`]; the window's bookkeeping is [`super::index`]'s.
+
+use super::Settings;
+use super::facts::Facts;
+use super::numbers;
+
+/// The weight of a lead word against a title word.
+pub const LEAD_WEIGHT: f64 = 0.5;
+
+/// What a window item shares with a new item, as the index accumulated it.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub slot: u64,
+    /// Sum over shared terms of the product of their weights.
+    pub dot: f64,
+    /// Idf-weighted cosine of the two items.
+    pub cosine: f64,
+    /// Terms both titles have, and the sum of their idf relative to a term of one item
+    /// (1.0 each for terms no other item of the window has).
+    pub title_shared: u32,
+    pub title_idf: f64,
+    /// Hours between the two items.
+    pub hours: f64,
+    /// Same normalised title.
+    pub same_title: bool,
+}
+
+impl Candidate {
+    pub fn new(slot: u64) -> Candidate {
+        Candidate {
+            slot,
+            dot: 0.0,
+            cosine: 0.0,
+            title_shared: 0,
+            title_idf: 0.0,
+            hours: 0.0,
+            same_title: false,
+        }
+    }
+}
+
+/// Where an item has a term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// In its lead only.
+    Lead = 0,
+    /// A word of its title.
+    Title = 1,
+    /// A compound, name or 頻出ワード of its title.
+    Extra = 2,
+}
+
+impl Role {
+    pub fn weight(self) -> f64 {
+        match self {
+            Role::Lead => LEAD_WEIGHT,
+            Role::Title | Role::Extra => 1.0,
+        }
+    }
+
+    pub fn from_tag(tag: u64) -> Role {
+        match tag & 3 {
+            1 => Role::Title,
+            2 => Role::Extra,
+            _ => Role::Lead,
+        }
+    }
+}
+
+/// Each term of `facts` with its weight (title terms at their idf, lead terms at
+/// [`LEAD_WEIGHT`] of it) and its role.
+pub fn weights(facts: &Facts, idf: impl Fn(u64) -> f64) -> Vec<(u64, f64, Role)> {
+    let title = facts.title.iter().map(|&t| (t, Role::Title));
+    let extra = facts.extra.iter().map(|&t| (t, Role::Extra));
+    let lead = facts.lead.iter().map(|&t| (t, Role::Lead));
+    title
+        .chain(extra)
+        .chain(lead)
+        .map(|(t, r)| (t, idf(t) * r.weight(), r))
+        .collect()
+}
+
+/// The Euclidean norm of weighted terms.
+pub fn norm(weights: &[(u64, f64, Role)]) -> f64 {
+    weights.iter().map(|w| w.1 * w.1).sum::<f64>().sqrt()
+}
+
+/// Whether the two items cannot be one event whatever else they share: their titles' numbers
+/// of some kind disagree, or one announces a pre-release and the other does not.
+pub fn contradicts(a: &Facts, b: &Facts) -> bool {
+    a.prerelease != b.prerelease || numbers::conflict(&a.numbers, &b.numbers)
+}
+
+/// How strongly `new` joins the window item `old` (with what they share in `c`); `None` when
+/// the evidence is not enough.
+pub fn join_score(new: &Facts, old: &Facts, c: &Candidate, s: &Settings) -> Option<f64> {
+    let same_site = new.site == old.site;
+    if c.same_title && !same_site {
+        return Some(1.0 + c.cosine);
+    }
+    if c.title_shared < 2 {
+        return None;
+    }
+    // later reports of one event need more in common: a day apart, a follow-up must be clear
+    let late = (c.hours - s.fresh_hours).max(0.0) / 24.0;
+    if new.lang == old.lang {
+        if same_site {
+            return (c.cosine >= s.same_site_threshold + s.decay * late).then_some(c.cosine);
+        }
+        let words = c.cosine >= s.threshold + s.decay * late;
+        let names = c.title_idf >= s.rare_shared * (1.0 + late);
+        (words || names).then_some(c.cosine)
+    } else {
+        // across languages only names and numbers are shared words: ask for rare ones
+        (c.title_idf >= s.cross_rare * (1.0 + late)).then_some(c.cosine)
+    }
+}
