@@ -9,6 +9,7 @@ mod check;
 mod deadline;
 mod deploy;
 mod deploy_hostile;
+mod feeds;
 mod fetch;
 mod flood;
 mod import;
