@@ -279,7 +279,7 @@ fn write_static_search(
             }
         }
         let t_docs = std::time::Instant::now();
-        let shard = static_index::write_month(&dir, &month, &docs)
+        let shard = static_index::write_month(&dir, &month, &docs, site.tz)
             .with_context(|| format!("writing the search index of {month}"))?;
         if std::env::var_os("MATOME_TIMINGS").is_some() {
             eprintln!(

@@ -52,7 +52,8 @@ fn a_month_with_posting_list_files_is_whole_to_the_next_build() {
             digest_url: "2021/07/20/0800/",
         })
         .collect();
-    let shard = static_index::write_month(dir.path(), "2021-07", &docs).unwrap();
+    let shard =
+        static_index::write_month(dir.path(), "2021-07", &docs, chrono_tz::Asia::Tokyo).unwrap();
     assert!(
         shard
             .files

@@ -1,5 +1,7 @@
-//! Search: the full-text index for `matome search` and `serve` ([`index`]), and the static
-//! index the site's search page reads on GitHub Pages, which has no server ([`static_index`]).
+//! Search: what a query matches ([`terms`], one definition for all three paths), the full-text
+//! index for `matome search` and `serve` ([`index`]), and the static index the site's search
+//! page reads on GitHub Pages, which has no server ([`static_index`]).
 
 pub mod index;
 pub mod static_index;
+pub mod terms;

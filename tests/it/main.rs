@@ -26,6 +26,7 @@ mod recovered_feeds;
 mod robust;
 mod search;
 mod search_page;
+mod search_paths;
 pub mod serve;
 mod size;
 mod slugs;
