@@ -551,6 +551,7 @@ fn results_arrive_without_the_page_shifting_at_every_width() {
         // Let the last results lay out and any late shift be reported.
         std::thread::sleep(Duration::from_millis(600));
         let cls = p.b.eval("window.__cls").as_f64().unwrap();
+        eprintln!("{width}px: cumulative layout shift {cls:.4}");
         assert!(cls < 0.05, "{width}px: cumulative layout shift {cls}");
         let overflow =
             p.b.eval("document.documentElement.scrollWidth - window.innerWidth");
