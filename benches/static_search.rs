@@ -96,7 +96,8 @@ fn main() {
             categories.insert(r.category.clone());
         }
         let t = Instant::now();
-        let shard = write_month(&search, month, &docs(&rows)).expect("writing a month");
+        let shard = write_month(&search, month, &docs(&rows), chrono_tz::Asia::Tokyo)
+            .expect("writing a month");
         let dt = t.elapsed();
         t_write += dt;
         println!(
@@ -157,7 +158,7 @@ fn main() {
         .collect();
     grown.extend(extra);
     let t = Instant::now();
-    let shard = write_month(&search, &last, &docs(&grown)).unwrap();
+    let shard = write_month(&search, &last, &docs(&grown), chrono_tz::Asia::Tokyo).unwrap();
     let after = mtimes(&search, &last);
     let others_untouched = before == after;
     println!(
@@ -170,7 +171,7 @@ fn main() {
     let n = shards.len() - 1;
     drop(grown);
     let rows = load_month(&by_month[&last]);
-    shards[n] = write_month(&search, &last, &docs(&rows)).unwrap();
+    shards[n] = write_month(&search, &last, &docs(&rows), chrono_tz::Asia::Tokyo).unwrap();
     write_manifest(&search, &shards, &cats).unwrap();
 
     // 3. The page, served under /repo/, in headless Chromium.
@@ -347,6 +348,7 @@ fn write_page(public: &Path) {
                  "base_path": "/repo/", "language": "ja", "generator": "matome bench"},
         "t": Strings::of(Language::Ja),
         "page": {"title": "検索", "url": "search/", "kind": "search"},
+        "timezone": "Asia/Tokyo",
     });
     let html = theme.render("search.html", &view).unwrap();
     std::fs::write(public.join("search/index.html"), html).unwrap();

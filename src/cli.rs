@@ -156,8 +156,9 @@ pub struct SearchArgs {
     /// Only items published before the end of this date (YYYY-MM-DD, or an RFC 3339 time).
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
-    /// Order of the hits.
-    #[arg(long, value_enum, default_value_t = SortOrder::Relevance)]
+    /// Order of the hits: newest first (`date`, the default, as the search page), or best
+    /// first (`relevance`).
+    #[arg(long, value_enum, default_value_t = SortOrder::Date)]
     pub sort: SortOrder,
 }
 

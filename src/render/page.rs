@@ -35,6 +35,8 @@ pub enum Kind {
     /// Rising words of the latest hour and day, and the day's trend words.
     Trends,
     Atom(Option<u32>),
+    /// `digests/atom.xml`: one entry per digest.
+    DigestsAtom,
     SitemapIndex,
     Sitemap(usize),
     Robots,

@@ -40,6 +40,7 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = embedded!(
     "search.html",
     "trends.html",
     "atom.xml",
+    "digests_atom.xml",
     "sitemap.xml",
     "sitemap_index.xml",
     "robots.txt",

@@ -1,12 +1,12 @@
 //! The full-text index (tantivy) under `.matome/search/`, and queries against it.
 //!
-//! Owns the schema, the tokenizer adapter over the shared analyser ([`MatomeTokenizer`]: the
-//! same tokens 頻出ワード come from), keeping the index in step with content/ (only snapshot
-//! files that are new or changed are indexed again; a missing index, one of another schema or
-//! analyser, or one that does not verify (segment checksums, segment readers: a truncated or
-//! corrupted file) is rebuilt from content/), and the query language of `matome search`: words are
-//! AND-ed, `"quoted phrases"` match words standing together, `-word` excludes. A query of only
-//! particles or stop words has no terms and matches nothing.
+//! Owns the schema and its tokenizers — [`TermsTokenizer`], the terms of [`super::terms`] that
+//! decide what matches (the same as the static page's), and [`MatomeTokenizer`], the shared
+//! analyser's words (the tokens 頻出ワード come from), which only rank — and keeping the index in
+//! step with content/ (only snapshot files that are new or changed are indexed again; a missing
+//! index, one of another schema or analyser, or one that does not verify (segment checksums,
+//! segment readers: a truncated or corrupted file) is rebuilt from content/). The query
+//! language is [`super::terms`]'s.
 //!
 //! Two concerns, two files: this one keeps the index (schema, tokenizer, state, verification,
 //! incremental updates); `index/query.rs` reads it (the query language, filters, paging,
@@ -26,6 +26,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
+use super::terms::normalize;
 use crate::analyze::{Analyzer, prepare};
 use crate::config::Config;
 use crate::content::archive::Archive;
@@ -33,15 +34,16 @@ use crate::fsutil;
 
 mod query;
 
-pub use query::{
-    Clause, Hit, MAX_LIMIT, MAX_OFFSET, SearchOptions, SiteSearcher, parse_date, parse_query,
-    parse_until,
-};
+pub use super::terms::{Clause, parse_query};
+pub use query::{Hit, MAX_LIMIT, MAX_OFFSET, SearchOptions, SiteSearcher, parse_date, parse_until};
 
 /// Bump when the schema, what is indexed or how it is tokenised changes: the index is then
 /// rebuilt from content/.
-const SCHEMA_VERSION: u32 = 3;
+const SCHEMA_VERSION: u32 = 4;
+/// lindera's words ([`MatomeTokenizer`]): ranking only.
 const TOKENIZER: &str = "matome";
+/// The terms of [`super::terms`] ([`TermsTokenizer`]): what a query matches.
+const TERMS: &str = "matome-terms";
 /// The index writer's memory budget (tantivy splits it across its threads).
 const WRITER_HEAP: usize = 96 * 1024 * 1024;
 /// Snapshot files parsed and indexed at a time, so memory stays bounded on a full rebuild.
@@ -81,6 +83,29 @@ impl Tokenizer for MatomeTokenizer {
     }
 }
 
+/// The tokenizer of what a query matches: normalised text (see [`super::terms`]) → its
+/// words, unigrams and bigrams at their positions.
+#[derive(Clone, Default)]
+pub struct TermsTokenizer;
+
+impl Tokenizer for TermsTokenizer {
+    type TokenStream<'a> = MatomeTokenStream;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> MatomeTokenStream {
+        let mut tokens = Vec::new();
+        super::terms::for_each_term(text, &mut |t| {
+            tokens.push(Token {
+                offset_from: t.start,
+                offset_to: t.end,
+                position: t.position as usize,
+                text: t.text,
+                position_length: 1,
+            })
+        });
+        MatomeTokenStream { tokens, next: 0 }
+    }
+}
+
 impl TokenStream for MatomeTokenStream {
     fn advance(&mut self) -> bool {
         self.next += 1;
@@ -98,11 +123,15 @@ impl TokenStream for MatomeTokenStream {
 
 #[derive(Clone, Copy)]
 struct Fields {
-    /// Analysed and stored as analysed (snippets' offsets are into it).
+    /// The title, [`normalize`]d, in [`TERMS`]: matched, stored for snippets (their offsets
+    /// are into it).
     title: Field,
     /// The title as written, for display.
     shown_title: Field,
+    /// The summary, normalised, in [`TERMS`]: matched, stored for snippets.
     text: Field,
+    /// Title and summary in lindera's words: ranks whole-word matches above parts of words.
+    words: Field,
     keywords: Field,
     summary: Field,
     site: Field,
@@ -115,16 +144,19 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let analysed = TextOptions::default().set_indexing_options(
-        TextFieldIndexing::default()
-            .set_tokenizer(TOKENIZER)
-            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-    );
+    let with = |tokenizer: &str| {
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        )
+    };
     let fields = Fields {
-        title: b.add_text_field("title", analysed.clone() | STORED),
+        title: b.add_text_field("title", with(TERMS) | STORED),
         shown_title: b.add_text_field("shown_title", STORED),
-        text: b.add_text_field("text", analysed.clone() | STORED),
-        keywords: b.add_text_field("keywords", analysed | STORED),
+        text: b.add_text_field("text", with(TERMS) | STORED),
+        words: b.add_text_field("words", with(TOKENIZER)),
+        keywords: b.add_text_field("keywords", STORED),
         summary: b.add_text_field("summary", STORED),
         site: b.add_text_field("site", STRING | STORED),
         category: b.add_text_field("category", STRING | STORED),
@@ -140,6 +172,38 @@ fn schema() -> (Schema, Fields) {
         file: b.add_text_field("file", STRING),
     };
     (b.build(), fields)
+}
+
+/// Registers the index's tokenizers.
+fn register(index: &Index) {
+    index.tokenizers().register(TOKENIZER, MatomeTokenizer);
+    index.tokenizers().register(TERMS, TermsTokenizer);
+}
+
+/// The index document of one item of a snapshot file (`rel`, its site-relative path; `url`, the
+/// item's place on its digest page). What is matched is [`super::terms`]'s: the title and the
+/// summary.
+fn document(f: &Fields, item: &crate::content::Item, url: String, rel: &str) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    doc.add_text(f.title, normalize(&item.title));
+    doc.add_text(f.shown_title, &item.title);
+    doc.add_text(f.text, normalize(&item.summary));
+    let mut words = String::with_capacity(item.title.len() + item.summary.len() + 1);
+    words.push_str(&item.title);
+    words.push('\n');
+    words.push_str(&item.summary);
+    doc.add_text(f.words, prepare(&words));
+    for k in &item.keywords {
+        doc.add_text(f.keywords, k);
+    }
+    doc.add_text(f.summary, &item.summary);
+    doc.add_text(f.site, &item.site);
+    doc.add_text(f.category, &item.category);
+    doc.add_i64(f.published, item.published.timestamp());
+    doc.add_text(f.url, url);
+    doc.add_text(f.link, &item.link);
+    doc.add_text(f.file, rel);
+    doc
 }
 
 /// What the index holds: each snapshot file's content hash, and what made it.
@@ -206,7 +270,7 @@ fn open_or_create(root: &Path, checksums: bool) -> Result<(Index, IndexState, bo
         && let Ok(index) = Index::open_in_dir(&dir)
         && index.schema() == schema
     {
-        index.tokenizers().register(TOKENIZER, MatomeTokenizer);
+        register(&index);
         match verify(&index, checksums) {
             Ok(()) => return Ok((index, state, false)),
             Err(e) => eprintln!(
@@ -220,7 +284,7 @@ fn open_or_create(root: &Path, checksums: bool) -> Result<(Index, IndexState, bo
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let index = Index::create_in_dir(&dir, schema)
         .with_context(|| format!("creating the search index in {}", dir.display()))?;
-    index.tokenizers().register(TOKENIZER, MatomeTokenizer);
+    register(&index);
     Ok((
         index,
         IndexState {
@@ -324,30 +388,7 @@ fn update_files(root: &Path, config: &Config, archive: &Archive) -> Result<(Inde
                 Ok(s.items
                     .iter()
                     .enumerate()
-                    .map(|(i, item)| {
-                        let mut doc = TantivyDocument::default();
-                        doc.add_text(f.title, prepare(&item.title));
-                        doc.add_text(f.shown_title, &item.title);
-                        let mut body =
-                            String::with_capacity(item.summary.len() + item.text.len() + 1);
-                        body.push_str(&item.summary);
-                        if !item.text.is_empty() && !item.summary.contains(item.text.as_str()) {
-                            body.push('\n');
-                            body.push_str(&item.text);
-                        }
-                        doc.add_text(f.text, prepare(&body));
-                        for k in &item.keywords {
-                            doc.add_text(f.keywords, prepare(k));
-                        }
-                        doc.add_text(f.summary, &item.summary);
-                        doc.add_text(f.site, &item.site);
-                        doc.add_text(f.category, &item.category);
-                        doc.add_i64(f.published, item.published.timestamp());
-                        doc.add_text(f.url, format!("{digest}#item-{}", i + 1));
-                        doc.add_text(f.link, &item.link);
-                        doc.add_text(f.file, rel);
-                        doc
-                    })
+                    .map(|(i, item)| document(&f, item, format!("{digest}#item-{}", i + 1), rel))
                     .collect())
             })
             .collect();

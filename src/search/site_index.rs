@@ -76,7 +76,7 @@ pub fn write(
             .flat_map(|(rows, url)| rows.iter().map(move |row| row.doc(url)))
             .collect();
         let t_docs = std::time::Instant::now();
-        let shard = static_index::write_month(&dir, &month, &docs)
+        let shard = static_index::write_month(&dir, &month, &docs, site.tz)
             .with_context(|| format!("writing the search index of {month}"))?;
         if std::env::var_os("MATOME_TIMINGS").is_some() {
             eprintln!(
@@ -220,7 +220,7 @@ mod tests {
                 digest_url: "2021/07/20/0800/",
             })
             .collect();
-        let shard = static_index::write_month(dir.path(), "2021-07", &docs).unwrap();
+        let shard = static_index::write_month(dir.path(), "2021-07", &docs, chrono_tz::Asia::Tokyo).unwrap();
         assert!(
             shard
                 .files

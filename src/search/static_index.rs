@@ -8,22 +8,21 @@
 //!
 //! ## What is indexed
 //!
-//! The title and the summary of each item, each [`normalize`]d (NFKC, lower case) and cut into
-//! terms by [`for_each_term`]: a run of CJK characters (kanji, kana, hangul) gives its character
-//! **bigrams** (a run of one character gives that character), a run of other letters and digits
-//! is a word, indexed by its Snowball English (Porter2) stem. The item's category is the term
-//! `"\u{1}" + category`. A query for 気候変動 looks up 気候, 候変 and 変動 and keeps the items that
-//! have all three; the page then checks the exact substring in the text it fetches to show an
-//! item, so bigrams met apart never show. Every item that contains the query is a candidate, so
-//! recall is complete.
+//! The title and the summary of each item, cut into terms as [`super::terms`] says (what a
+//! search matches is defined there, once, for all three search paths): the stems of words, the
+//! bigrams of CJK text and the unigrams of kanji (a lone kana is never a query). The item's
+//! category is the term `"\u{1}" + category`. A query for 気候変動 looks up 気候, 候変 and 変動 and
+//! keeps the items that have all three; the page then checks each clause's terms at their
+//! positions in the text it fetches to show an item, so bigrams met apart never show. Every item
+//! that matches is a candidate, so recall is complete.
 //!
 //! ## Files of a month (`search/YYYY-MM/`)
 //!
-//! Items are numbered from 0 in archive order (oldest first).
+//! Items are numbered from 0 by published time (then archive order), oldest first.
 //!
 //! - `bXXX.bin` (`XXX`: the bucket number, 3 hex digits): the terms whose [`bucket_of`] is that
 //!   bucket, so a query fetches one small file per term. Layout, every integer an unsigned LEB128
-//!   varint: a format byte (1); the number of terms; per term, sorted by bytes, the length of the
+//!   varint: a format byte ([`FORMAT`]); the number of terms; per term, sorted by bytes, the length of the
 //!   prefix it shares with the previous term, the length and bytes of the rest (UTF-8), its
 //!   document count, and `payload_len << 2 | external << 1 | kind`; then the payloads of the
 //!   terms that are not external, in order. Kind 0: the item numbers as varint deltas (the first
@@ -40,11 +39,12 @@
 //!   shows and what it checks a candidate against.
 //!
 //! The number of buckets grows with the month (about [`TARGET_BUCKET_BYTES`] each, a power of two)
-//! and is recorded in the manifest with the month's item count, the first item of each day (for
-//! the date filter) and a version (a hash of every file), which the page adds to its URLs
+//! and is recorded in the manifest with the month's item count, the first item of each day of
+//! publication (`[YYYYMMDD, item]`, in the site's zone, for the date filter) and a version (a hash of every file), which the page adds to its URLs
 //! (`?v=`) so a browser or CDN never mixes an old file with a new manifest. Files are written only
 //! when their bytes change and the same input gives the same bytes, so a new hour rewrites the
-//! current month's files and leaves every past month's untouched.
+//! current month's files and leaves every past month's untouched. The manifest also lists the
+//! categories (the page's filter) and the English stop words (see [`super::terms`]).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -52,13 +52,11 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use unicode_normalization::UnicodeNormalization;
 
 use crate::fsutil;
-use crate::text::is_cjk;
 
 /// Bumped when a file's layout changes; the page refuses a manifest of another format.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 /// Items per document chunk (`cN.json`). A page of results scattered over a month fetches one
 /// chunk per result (about 25 KB at 64 items), and a year of hourly items (~400,000) makes
 /// 6,000 chunk files: at 16 a chunk it was 25,000, a third of a site GitHub Pages must publish.
@@ -105,7 +103,9 @@ pub struct MonthShard {
     pub buckets: usize,
     /// Items per chunk file.
     pub chunk: usize,
-    /// `(day of the month, first item of that day)` for each day that has items, in order.
+    /// `(YYYYMMDD, first item of that day)` for each day (of publication, in the site's zone)
+    /// that has items, in order. A shard may hold items published in other months (an item
+    /// archived late).
     pub days: Vec<(u32, u32)>,
     /// A hash of every file of the month (16 hex digits).
     pub version: String,
@@ -117,62 +117,16 @@ pub struct MonthShard {
     pub removed: usize,
 }
 
-/// Text as it is indexed and matched: NFKC (full-width Latin to ASCII, half-width kana to
-/// full-width), then lower case. The page applies `normalize('NFKC').toLowerCase()`.
-pub fn normalize(text: &str) -> String {
-    if text.is_ascii() {
-        return text.to_ascii_lowercase();
-    }
-    text.nfkc().collect::<String>().to_lowercase()
-}
+pub use super::terms::{is_word_char, normalize};
 
-/// Characters of words: letters and digits that are not CJK (`\p{Alphabetic}` or `\p{N}` in the
-/// page). Everything else separates terms.
-pub fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() && !is_cjk(c)
-}
-
-/// Calls `f` with every term of normalised text, in order, repeats included: CJK bigrams (or the
-/// character of a one-character run) and words, which `stem` maps to their index form.
-pub fn for_each_term(text: &str, stem: &mut impl FnMut(&str) -> String, f: &mut impl FnMut(&str)) {
-    let mut word_start: Option<usize> = None;
-    // The previous character of the current CJK run, and whether the run is longer than it.
-    let mut prev_cjk: Option<(usize, char)> = None;
-    let mut run_len = 0usize;
-    let mut buf = String::new();
-    let end_run = |prev: Option<(usize, char)>, run_len: usize, f: &mut dyn FnMut(&str)| {
-        if let (Some((_, c)), 1) = (prev, run_len) {
-            let mut b = [0u8; 4];
-            f(c.encode_utf8(&mut b));
+/// Calls `f` with every term of normalised text the static index keeps, in order, repeats
+/// included ([`super::terms::for_each_term`] less the unigrams of kana and hangul).
+pub fn for_each_term(text: &str, f: &mut impl FnMut(&str)) {
+    super::terms::for_each_term(text, &mut |t| {
+        if super::terms::is_indexed(&t) {
+            f(&t.text)
         }
-    };
-    for (i, c) in text.char_indices() {
-        if is_cjk(c) {
-            if let Some(s) = word_start.take() {
-                f(&stem(&text[s..i]));
-            }
-            if let Some((_, p)) = prev_cjk {
-                buf.clear();
-                buf.push(p);
-                buf.push(c);
-                f(&buf);
-            }
-            prev_cjk = Some((i, c));
-            run_len += 1;
-        } else {
-            end_run(prev_cjk.take(), run_len, f);
-            run_len = 0;
-            if is_word_char(c) {
-                word_start.get_or_insert(i);
-            } else if let Some(s) = word_start.take() {
-                f(&stem(&text[s..i]));
-            }
-        }
-    }
-    end_run(prev_cjk, run_len, f);
-    if let Some(s) = word_start {
-        f(&stem(&text[s..]));
-    }
+    });
 }
 
 /// The bucket of a term: FNV-1a (32-bit) of its UTF-8 bytes, folded, modulo `buckets` (a power of
@@ -275,7 +229,7 @@ pub fn read_bucket(
     mut external: impl FnMut(usize) -> Result<Vec<u8>>,
 ) -> Result<Vec<BucketTerm>> {
     let bad = || anyhow::anyhow!("not a search bucket file (format {FORMAT})");
-    if bytes.first() != Some(&1) {
+    if bytes.first() != Some(&(FORMAT as u8)) {
         return Err(bad());
     }
     let mut pos = 1;
@@ -332,46 +286,25 @@ pub(crate) fn check_month(month: &str) -> Result<()> {
     Ok(())
 }
 
-/// The day of the month an item belongs to: the date of its digest URL (`YYYY/MM/DD/…`) when it
-/// lies in `month`, else 0 (before every day).
-fn day_of(doc: &StaticDoc, month: &str) -> u32 {
-    let u = doc.digest_url.trim_start_matches('/');
-    let (Some(y), Some(m), Some(d)) = (u.get(0..4), u.get(5..7), u.get(8..10)) else {
-        return 0;
-    };
-    if u.get(4..5) != Some("/") || u.get(7..8) != Some("/") || format!("{y}-{m}") != month {
-        return 0;
+/// The day an item was published, in the site's zone, as `YYYYMMDD`.
+fn day_key(published: i64, tz: chrono_tz::Tz) -> u32 {
+    use chrono::{Datelike, TimeZone};
+    match tz.timestamp_opt(published, 0).single() {
+        Some(t) => t.year().clamp(0, 9999) as u32 * 10_000 + t.month() * 100 + t.day(),
+        None => 0,
     }
-    d.parse().ok().filter(|d| (1..=31).contains(d)).unwrap_or(0)
 }
 
 /// The index terms of one item, deduplicated, into `seen` (cleared first).
-fn doc_terms(doc: &StaticDoc, stem: &mut impl FnMut(&str) -> String, seen: &mut Vec<String>) {
+fn doc_terms(doc: &StaticDoc, seen: &mut Vec<String>) {
     seen.clear();
     for field in [doc.title, doc.summary] {
         let text = normalize(field);
-        for_each_term(&text, stem, &mut |t| seen.push(t.to_string()));
+        for_each_term(&text, &mut |t| seen.push(t.to_string()));
     }
     seen.push(format!("{CATEGORY_MARK}{}", doc.category));
     seen.sort_unstable();
     seen.dedup();
-}
-
-/// A stemmer with a cache: the same words recur across a month.
-fn english_stemmer() -> impl FnMut(&str) -> String {
-    let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
-    let mut cache: FxHashMap<String, String> = FxHashMap::default();
-    move |w: &str| {
-        if let Some(s) = cache.get(w) {
-            return s.clone();
-        }
-        let s = stemmer.stem(w).into_owned();
-        if cache.len() > 200_000 {
-            cache.clear();
-        }
-        cache.insert(w.to_string(), s.clone());
-        s
-    }
 }
 
 /// A file's name (relative to its month's folder) and bytes.
@@ -381,11 +314,10 @@ type File = (String, Vec<u8>);
 fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
     // Postings: term → ascending item numbers.
     let mut postings: FxHashMap<String, Vec<u32>> = FxHashMap::default();
-    let mut stem = english_stemmer();
     let mut terms = Vec::new();
     for (n, doc) in docs.iter().enumerate() {
         let n = u32::try_from(n).context("search index: too many items in a month")?;
-        doc_terms(doc, &mut stem, &mut terms);
+        doc_terms(doc, &mut terms);
         for t in terms.drain(..) {
             postings.entry(t).or_default().push(n);
         }
@@ -420,7 +352,7 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
     }
     let mut files = Vec::with_capacity(buckets + docs.len() / CHUNK_DOCS + 1);
     for (b, members) in by_bucket.iter().enumerate() {
-        let mut out = vec![1u8];
+        let mut out = vec![FORMAT as u8];
         put_varint(&mut out, members.len() as u64);
         let mut prev: &[u8] = &[];
         let mut external = 0;
@@ -504,10 +436,20 @@ fn is_shard_file(name: &str) -> bool {
 }
 
 /// Writes one month's shard into `dir` (= `OUTPUT/search`): `docs` in archive order (oldest
-/// first). Writes only files whose bytes change and deletes the month's stale files (a month
-/// with no items loses its folder). Returns what it wrote, for [`write_manifest`].
-pub fn write_month(dir: &Path, month: &str, docs: &[StaticDoc]) -> Result<MonthShard> {
+/// first); the shard numbers them by published time (then archive order), so the page, reading
+/// item numbers backwards, shows the newest first, and a day (in `tz`, the site's zone) is a
+/// range of items. Writes only files whose bytes change and deletes the month's stale files (a
+/// month with no items loses its folder). Returns what it wrote, for [`write_manifest`].
+pub fn write_month(
+    dir: &Path,
+    month: &str,
+    docs: &[StaticDoc],
+    tz: chrono_tz::Tz,
+) -> Result<MonthShard> {
     check_month(month)?;
+    let mut sorted: Vec<StaticDoc> = docs.to_vec();
+    sorted.sort_by_key(|d| d.published);
+    let docs = &sorted[..];
     let month_dir = dir.join(month);
     let (files, buckets) = if docs.is_empty() {
         (Vec::new(), 0)
@@ -546,14 +488,11 @@ pub fn write_month(dir: &Path, month: &str, docs: &[StaticDoc]) -> Result<MonthS
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("listing {}", month_dir.display())),
     }
-    // The first item of each day; days never go back (an item out of order counts with the
-    // day before it), so a day is always a range of items.
+    // The first item of each day of publication (items are in published order).
     let mut days: Vec<(u32, u32)> = Vec::new();
-    let mut day = 0;
     for (n, doc) in docs.iter().enumerate() {
-        let d = day_of(doc, month);
-        if d > day {
-            day = d;
+        let d = day_key(doc.published, tz);
+        if days.last().is_none_or(|&(last, _)| d > last) {
             days.push((d, n as u32));
         }
     }
@@ -577,6 +516,8 @@ struct Manifest<'a> {
     /// Newest first.
     months: Vec<ManifestMonth<'a>>,
     categories: &'a [&'a str],
+    /// The English stop words (a clause of only these has nothing to look for).
+    stop: &'static [String],
 }
 
 #[derive(Serialize)]
@@ -610,6 +551,7 @@ pub fn write_manifest(dir: &Path, months: &[MonthShard], categories: &[&str]) ->
             })
             .collect(),
         categories,
+        stop: super::terms::stop_words(),
     };
     let mut bytes = serde_json::to_vec(&manifest)?;
     bytes.push(b'\n');

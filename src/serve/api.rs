@@ -73,6 +73,16 @@ pub(super) async fn api_search(
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return bad_request(format!("{e:#}")),
     };
+    // Newest first unless relevance is asked for, as on the page and in the CLI.
+    let by_date = match p.sort.as_deref() {
+        None | Some("" | "date") => true,
+        Some("relevance") => false,
+        Some(other) => {
+            return bad_request(format!(
+                "sort {other:?} is not one of \"date\" (newest first) and \"relevance\""
+            ));
+        }
+    };
     let opts = SearchOptions {
         query: p.q,
         limit: p.limit.unwrap_or(20).clamp(1, API_MAX_LIMIT),
@@ -81,7 +91,7 @@ pub(super) async fn api_search(
         site: p.site.filter(|s| !s.is_empty()),
         since,
         until,
-        by_date: p.sort.as_deref() == Some("date"),
+        by_date,
     };
     let result = match shared.searcher.read().unwrap().as_ref() {
         Some(s) => s.search(&opts),

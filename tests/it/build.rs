@@ -510,6 +510,7 @@ fn one_new_snapshot_rewrites_only_the_pages_it_changes() {
         "trends/index.html",
         "atom.xml",
         "categories/IT/atom.xml",
+        "digests/atom.xml",
         "sitemap-1.xml",
         // Its category, site and keywords, and the lists with their counts.
         "categories/IT/index.html",

@@ -141,6 +141,25 @@ fn japanese_compounds_and_their_parts_are_found() {
     assert_eq!(ids(&site, &["銀行", "融資枠"]), ["megabank"]);
 }
 
+/// Issue 22: the CLI missed partial words the page found (幹線 in 新幹線) and nobody could
+/// search one kanji; hits are newest first unless relevance is asked for.
+#[test]
+fn partial_words_and_lone_kanji_are_found_newest_first() {
+    let site = fixture();
+    assert_eq!(ids(&site, &["円"]), ["yen"]);
+    assert_eq!(
+        ids(&site, &["行"]),
+        ["yen", "megabank", "boj"],
+        "newest first"
+    );
+    assert_eq!(ids(&site, &["本銀"]), ["yen", "boj"], "a part of 日本銀行");
+    assert_eq!(ids(&site, &["候変"]), ["boj"]);
+    assert_eq!(
+        sorted(ids(&site, &["銀行", "--sort", "relevance"])),
+        ["boj", "megabank", "yen"]
+    );
+}
+
 #[test]
 fn english_stems_phrases_and_exclusions() {
     let site = fixture();
@@ -274,7 +293,7 @@ fn the_index_follows_content_one_file_at_a_time() {
     // An index of another schema or analyser is rebuilt from content/.
     let state = site.path(".matome/search/files.json");
     let text = std::fs::read_to_string(&state).unwrap();
-    std::fs::write(&state, text.replace("\"schema\":3", "\"schema\":0")).unwrap();
+    std::fs::write(&state, text.replace("\"schema\":4", "\"schema\":0")).unwrap();
     let out = site.matome(&["build"]);
     assert!(out.stdout.contains("(rebuilt)"), "{}", out.stdout);
     assert_eq!(ids(&site, &["量子"]), ["chip"]);

@@ -215,16 +215,16 @@ fn build_warns_about_a_theme_copy_made_by_an_older_init() {
 fn build_refuses_a_search_js_of_another_format() {
     let site = demo();
     let js = String::from_utf8(builtin("static/search.js")).unwrap();
-    assert!(js.contains("const SEARCH_FORMAT = 1;"));
+    assert!(js.contains("const SEARCH_FORMAT = 2;"));
     site.write(
         "static/search.js",
-        js.replace("const SEARCH_FORMAT = 1;", "const SEARCH_FORMAT = 0;"),
+        js.replace("const SEARCH_FORMAT = 2;", "const SEARCH_FORMAT = 0;"),
     );
     let out = site.matome(&["build"]);
     out.assert_failure();
     assert!(
         out.stderr.contains(
-            "static/search.js reads static search index format 0, but this matome writes format 1"
+            "static/search.js reads static search index format 0, but this matome writes format 2"
         ),
         "{out:?}"
     );
@@ -247,23 +247,23 @@ fn build_refuses_a_search_js_of_another_format() {
         "{out:?}"
     );
 
-    // A copy from before SEARCH_FORMAT existed is read by its manifest check: format 1 builds,
-    // and the same copy in an older init's themes/default/ of another format is refused.
+    // A copy from before SEARCH_FORMAT existed is read by its manifest check: one of this
+    // format builds, and the same copy in an older init's themes/default/ of format 1 is refused.
     let before = js
-        .replace("const SEARCH_FORMAT = 1;", "")
-        .replace("m.format !== SEARCH_FORMAT", "m.format !== 1");
+        .replace("const SEARCH_FORMAT = 2;", "")
+        .replace("m.format !== SEARCH_FORMAT", "m.format !== 2");
     site.write("static/search.js", &before);
     site.matome(&["build"]).assert_success();
     std::fs::remove_file(site.path("static/search.js")).unwrap();
     site.write(
         "themes/default/static/search.js",
-        before.replace("m.format !== 1", "m.format !== 2"),
+        before.replace("m.format !== 2", "m.format !== 1"),
     );
     let out = site.matome(&["build"]);
     out.assert_failure();
     assert!(
         out.stderr
-            .contains("themes/default/static/search.js reads static search index format 2"),
+            .contains("themes/default/static/search.js reads static search index format 1"),
         "{out:?}"
     );
 }

@@ -93,6 +93,7 @@ pub fn render(ctx: &Ctx, page: &Page, snapshots: &Snapshots) -> Result<Vec<u8>> 
         Kind::Term { tax, id, page } => terms::term(ctx, *tax, *id, *page),
         Kind::Health => health::health(ctx),
         Kind::Atom(cat) => feeds::atom(ctx, *cat, snapshots),
+        Kind::DigestsAtom => feeds::digests_atom(ctx),
         Kind::Sitemap(n) => feeds::sitemap(ctx, *n),
         Kind::SitemapIndex => feeds::sitemap_index(ctx),
         Kind::Robots => feeds::robots(ctx),

@@ -2,6 +2,7 @@
 //! under `search/`), 404.html and .nojekyll.
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::{Ctx, html, layout};
 use crate::render::page::{Fp, Kind, Page};
@@ -24,7 +25,14 @@ pub(crate) fn pages() -> Vec<Page> {
     .collect()
 }
 
-/// `search.html`: the layout only (`site`, `t`, `page`).
+/// `search.html`: the layout and the site's time zone (the page shows times in it).
+#[derive(Serialize)]
+pub struct SearchView {
+    /// The IANA name of `timezone` in matome.toml (`Asia/Tokyo`).
+    pub timezone: String,
+}
+
+/// `search.html`.
 pub(crate) fn search(ctx: &Ctx) -> Result<Vec<u8>> {
     let site = ctx.site;
     html(
@@ -35,7 +43,9 @@ pub(crate) fn search(ctx: &Ctx) -> Result<Vec<u8>> {
             site.strings.search.into(),
             "search/".into(),
             "search",
-            (),
+            SearchView {
+                timezone: site.config.timezone.name().to_string(),
+            },
         ),
     )
 }

@@ -1,7 +1,8 @@
-//! Queries against the full-text index: the query language of `matome search` and `serve`'s
-//! API (words AND-ed, `"quoted phrases"`, `-word` excludes; a query of only particles or stop
-//! words matches nothing), filters (category, site, dates in the site's zone), bounded paging,
-//! snippets, and [`SiteSearcher`]. Keeping the index in step with content/ is [`super`]'s.
+//! Queries against the full-text index for `matome search` and `serve`'s API: the clauses of
+//! [`crate::search::terms`] (what matches, the same as on the static page) as tantivy queries,
+//! ranked (when asked) by BM25 with lindera's whole words boosted, or newest first (the
+//! default); filters (category, site, dates in the site's zone), bounded paging, snippets, and
+//! [`SiteSearcher`]. Keeping the index in step with content/ is [`super`]'s.
 
 use std::ops::Bound;
 use std::path::Path;
@@ -17,6 +18,7 @@ use tantivy::{Order, TantivyDocument, Term};
 use super::{Fields, open_or_create, schema};
 use crate::analyze::{Analyzer, prepare};
 use crate::config::Config;
+use crate::search::terms;
 
 /// At most this many hits are skipped ([`SearchOptions::offset`]): tantivy collects
 /// `offset + limit` hits in memory, so both are bounded (an unbounded offset from a URL once
@@ -38,6 +40,7 @@ pub struct SearchOptions {
     pub since: Option<i64>,
     /// Unix seconds, exclusive.
     pub until: Option<i64>,
+    /// Newest first (the default of the CLI, the API and the page); `false`: by relevance.
     pub by_date: bool,
 }
 
@@ -60,69 +63,56 @@ pub struct Hit {
     pub snippet: String,
 }
 
-/// One clause of a query: words that must stand together (one word, or a quoted phrase).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Clause {
-    pub text: String,
-    pub exclude: bool,
-}
-
-/// Splits a query into clauses: `"quoted phrases"`, `-excluded` words or phrases, other words.
-pub fn parse_query(q: &str) -> Vec<Clause> {
-    let mut out = Vec::new();
-    let mut rest = q.trim();
-    while !rest.is_empty() {
-        // `-`, and the minus signs a Japanese keyboard types (－, −), exclude.
-        let (exclude, body) = match rest.strip_prefix(['-', '\u{ff0d}', '\u{2212}']) {
-            Some(r) if !r.is_empty() && !r.starts_with(char::is_whitespace) => (true, r),
-            _ => (false, rest),
-        };
-        let (text, after) = if let Some(r) = body.strip_prefix('"') {
-            match r.find('"') {
-                Some(end) => (&r[..end], &r[end + 1..]),
-                None => (r, ""),
-            }
-        } else {
-            let end = body.find(char::is_whitespace).unwrap_or(body.len());
-            (&body[..end], &body[end..])
-        };
-        if !text.trim().is_empty() {
-            out.push(Clause {
-                text: text.trim().to_string(),
-                exclude,
-            });
-        }
-        rest = after.trim_start();
-    }
-    out
-}
-
-/// The tantivy query for a clause over the analysed fields (title weighs double), or `None` if
-/// the clause has no searchable words (particles, stop words, punctuation).
+/// The tantivy query that decides whether an item matches a clause: its terms
+/// ([`terms::clause_terms`]) at their relative positions in the title or the summary; `None`
+/// if it has nothing to look for (stop words, a lone kana, punctuation).
 fn clause_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
-    let tokens = Analyzer::get().search_tokens(&prepare(text));
-    if tokens.is_empty() {
-        return None;
-    }
-    let first = tokens[0].position;
+    let terms = terms::clause_terms(text);
+    let first = terms.first()?.position;
     let mut per_field: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    for (field, boost) in [(f.title, 2.0), (f.text, 1.0), (f.keywords, 1.5)] {
-        let q: Box<dyn Query> = if tokens.len() == 1 {
+    for (field, boost) in [(f.title, 2.0), (f.text, 1.0)] {
+        let q: Box<dyn Query> = if terms.len() == 1 {
             Box::new(TermQuery::new(
-                Term::from_field_text(field, &tokens[0].text),
+                Term::from_field_text(field, &terms[0].text),
                 IndexRecordOption::WithFreqsAndPositions,
             ))
         } else {
             Box::new(PhraseQuery::new_with_offset(
-                tokens
+                terms
                     .iter()
-                    .map(|t| (t.position - first, Term::from_field_text(field, &t.text)))
+                    .map(|t| {
+                        (
+                            (t.position - first) as usize,
+                            Term::from_field_text(field, &t.text),
+                        )
+                    })
                     .collect(),
             ))
         };
         per_field.push((Occur::Should, Box::new(BoostQuery::new(q, boost))));
     }
     Some(Box::new(BooleanQuery::new(per_field)))
+}
+
+/// A clause in lindera's words (decompose mode, as the words field is indexed), for ranking
+/// only: an item with 幹線 as a word ranks above one with it inside 新幹線.
+fn words_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
+    let tokens = Analyzer::get().search_tokens(&prepare(text));
+    let first = tokens.first()?.position;
+    let q: Box<dyn Query> = if tokens.len() == 1 {
+        Box::new(TermQuery::new(
+            Term::from_field_text(f.words, &tokens[0].text),
+            IndexRecordOption::WithFreqsAndPositions,
+        ))
+    } else {
+        Box::new(PhraseQuery::new_with_offset(
+            tokens
+                .iter()
+                .map(|t| (t.position - first, Term::from_field_text(f.words, &t.text)))
+                .collect(),
+        ))
+    };
+    Some(Box::new(BoostQuery::new(q, 1.5)))
 }
 
 /// An open index, ready for queries (the CLI opens one per run; `serve` keeps one).
@@ -146,18 +136,23 @@ impl SiteSearcher {
         })
     }
 
-    /// The hits of a query, best (or newest) first.
+    /// The hits of a query, newest (or best) first.
     pub fn search(&self, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut positive = 0;
-        for c in parse_query(&opts.query) {
+        for c in terms::parse_query(&opts.query) {
             if let Some(q) = clause_query(&f, &c.text) {
                 if c.exclude {
                     clauses.push((Occur::MustNot, q));
                 } else {
                     positive += 1;
                     clauses.push((Occur::Must, q));
+                    if !opts.by_date
+                        && let Some(w) = words_query(&f, &c.text)
+                    {
+                        clauses.push((Occur::Should, w));
+                    }
                 }
             }
         }
@@ -272,15 +267,27 @@ impl SiteSearcher {
     }
 }
 
-/// A snippet's fragment with its highlighted ranges between `\u{2}` and `\u{3}`.
+/// A snippet's fragment with its highlighted ranges between `\u{2}` and `\u{3}` (ranges that
+/// overlap or touch, as a clause's bigrams do, are one).
 fn marked(s: &tantivy::snippet::Snippet) -> String {
     let fragment = s.fragment();
+    let mut ranges: Vec<std::ops::Range<usize>> = s
+        .highlighted()
+        .iter()
+        .filter(|r| r.start <= r.end && r.end <= fragment.len())
+        .cloned()
+        .collect();
+    ranges.sort_by_key(|r| (r.start, r.end));
+    let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
     let mut out = String::with_capacity(fragment.len() + 8);
     let mut at = 0;
-    for r in s.highlighted() {
-        if r.start < at || r.end > fragment.len() {
-            continue;
-        }
+    for r in merged {
         out.push_str(&fragment[at..r.start]);
         out.push('\u{2}');
         out.push_str(&fragment[r.clone()]);

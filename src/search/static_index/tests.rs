@@ -3,13 +3,12 @@ use super::*;
 use crate::test_rng::XorShift;
 
 fn terms_of(text: &str) -> Vec<String> {
-    let mut stem = english_stemmer();
     let mut out = Vec::new();
-    for_each_term(&normalize(text), &mut stem, &mut |t| {
-        out.push(t.to_string())
-    });
+    for_each_term(&normalize(text), &mut |t| out.push(t.to_string()));
     out
 }
+
+const TZ: chrono_tz::Tz = chrono_tz::Asia::Tokyo;
 
 fn doc<'a>(title: &'a str, summary: &'a str, digest_url: &'a str) -> StaticDoc<'a> {
     StaticDoc {
@@ -30,10 +29,12 @@ fn normalize_folds_width_and_case() {
 }
 
 #[test]
-fn cjk_runs_become_bigrams_and_words_stems() {
+fn cjk_runs_become_kanji_unigrams_bigrams_and_words_stems() {
     assert_eq!(
         terms_of("気候変動とAI規制"),
-        ["気候", "候変", "変動", "動と", "ai", "規制"]
+        [
+            "気", "気候", "候", "候変", "変", "変動", "動", "動と", "ai", "規", "規制", "制"
+        ]
     );
     assert_eq!(
         terms_of("New regulations, regulated: Regulation!"),
@@ -41,6 +42,7 @@ fn cjk_runs_become_bigrams_and_words_stems() {
     );
     // A lone CJK character between other characters is a term of its own.
     assert_eq!(terms_of("米Apple、2024年"), ["米", "appl", "2024", "年"]);
+    // Kana unigrams are not kept: a lone kana is never a query.
     assert_eq!(
         terms_of("ﾃﾞｰﾀｾﾝﾀｰ"),
         ["デー", "ータ", "タセ", "セン", "ンタ", "ター"]
@@ -122,7 +124,7 @@ fn every_substring_match_is_a_candidate() {
         .map(|(t, s)| doc(t, s, "2021/07/20/0800/"))
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let shard = write_month(dir.path(), "2021-07", &docs).unwrap();
+    let shard = write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
     let mut index: FxHashMap<String, Vec<u32>> = FxHashMap::default();
     for b in 0..shard.buckets {
         let path = |k: Option<usize>| {
@@ -140,16 +142,22 @@ fn every_substring_match_is_a_candidate() {
         let q: String = (0..2 + rng.next() % 3)
             .map(|_| rng.pick(&pieces[..9]))
             .collect();
-        let mut qterms = Vec::new();
-        for_each_term(&q, &mut |w| w.to_string(), &mut |t| {
-            qterms.push(t.to_string())
-        });
-        let chars = q.chars().count();
-        if chars < 2 {
-            continue;
-        }
+        let clause = crate::search::terms::clause_terms(&q);
+        let qterms: Vec<String> = clause
+            .iter()
+            .filter(|t| crate::search::terms::is_indexed(t))
+            .map(|t| t.text.clone())
+            .collect();
         for (n, (t, s)) in texts.iter().enumerate() {
-            if normalize(t).contains(&q) || normalize(s).contains(&q) {
+            let (t, s) = (normalize(t), normalize(s));
+            let found = crate::search::terms::matches_clause(&t, &clause)
+                || crate::search::terms::matches_clause(&s, &clause);
+            let pieces_only = !q.contains(['ー', 'a', 'b', ' ', '、']);
+            if pieces_only && !clause.is_empty() {
+                // For CJK text a clause's match is the substring as written.
+                assert_eq!(found, t.contains(&q) || s.contains(&q), "{q} in item {n}");
+            }
+            if found {
                 for term in &qterms {
                     let list = index.get(term).unwrap_or_else(|| panic!("{term} missing"));
                     assert!(list.contains(&(n as u32)), "{q}: item {n} lacks {term}");
@@ -167,13 +175,16 @@ fn the_same_docs_give_the_same_bytes() {
             "長期金利の上昇を容認",
             "2021/07/20/0800/",
         ),
-        doc("Regulators eye AI", "New regulation", "2021/07/21/0900/"),
+        StaticDoc {
+            published: 1_626_736_800 + 86_400,
+            ..doc("Regulators eye AI", "New regulation", "2021/07/21/0900/")
+        },
     ];
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let sa = write_month(a.path(), "2021-07", &docs).unwrap();
-    let sb = write_month(b.path(), "2021-07", &docs).unwrap();
+    let sa = write_month(a.path(), "2021-07", &docs, TZ).unwrap();
+    let sb = write_month(b.path(), "2021-07", &docs, TZ).unwrap();
     assert_eq!(sa, sb);
-    assert_eq!(sa.days, vec![(20, 0), (21, 1)]);
+    assert_eq!(sa.days, vec![(20210720, 0), (20210721, 1)]);
     for f in &sa.files {
         assert_eq!(
             std::fs::read(a.path().join(f)).unwrap(),
@@ -182,7 +193,7 @@ fn the_same_docs_give_the_same_bytes() {
         );
     }
     write_manifest(a.path(), std::slice::from_ref(&sa), &["IT"]).unwrap();
-    let again = write_month(a.path(), "2021-07", &docs).unwrap();
+    let again = write_month(a.path(), "2021-07", &docs, TZ).unwrap();
     assert_eq!((again.written, again.removed), (0, 0), "nothing rewritten");
 }
 
@@ -191,8 +202,8 @@ fn a_new_item_rewrites_only_its_month() {
     let dir = tempfile::tempdir().unwrap();
     let june = [doc("6月の記事", "気候変動", "2021/06/30/2300/")];
     let mut july = vec![doc("7月の記事", "日本銀行", "2021/07/01/0000/")];
-    let s6 = write_month(dir.path(), "2021-06", &june).unwrap();
-    write_month(dir.path(), "2021-07", &july).unwrap();
+    let s6 = write_month(dir.path(), "2021-06", &june, TZ).unwrap();
+    write_month(dir.path(), "2021-07", &july, TZ).unwrap();
     let stamp = |f: &str| {
         let p = dir.path().join(f);
         (
@@ -203,14 +214,15 @@ fn a_new_item_rewrites_only_its_month() {
     let before: Vec<_> = s6.files.iter().map(|f| stamp(f)).collect();
     std::thread::sleep(std::time::Duration::from_millis(20));
     july.push(doc("新しい記事", "半導体", "2021/07/01/0100/"));
-    let s7 = write_month(dir.path(), "2021-07", &july).unwrap();
+    let s7 = write_month(dir.path(), "2021-07", &july, TZ).unwrap();
     assert!(s7.written > 0);
     let after: Vec<_> = s6.files.iter().map(|f| stamp(f)).collect();
     assert_eq!(before, after, "June's files untouched");
     write_manifest(dir.path(), &[s6, s7], &["IT"]).unwrap();
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
-    assert_eq!(m["format"], 1);
+    assert_eq!(m["format"], 2);
+    assert!(m["stop"].as_array().unwrap().iter().any(|w| w == "the"));
     assert_eq!(m["months"][0]["month"], "2021-07", "newest first");
     assert_eq!(m["months"][0]["docs"], 2);
     assert_eq!(m["months"][1]["month"], "2021-06");
@@ -233,7 +245,7 @@ fn stale_files_are_removed_and_buckets_grow_with_the_month() {
         .iter()
         .map(|t| doc(t, t, "2021/07/02/0100/"))
         .collect();
-    let big = write_month(dir.path(), "2021-07", &docs).unwrap();
+    let big = write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
     assert!(big.buckets > MIN_BUCKETS, "{}", big.buckets);
     assert_eq!(
         big.files.len(),
@@ -241,7 +253,7 @@ fn stale_files_are_removed_and_buckets_grow_with_the_month() {
     );
     std::fs::write(dir.path().join("2021-07/.matome.x.tmp"), "half").unwrap();
     std::fs::write(dir.path().join("2021-07/keep.txt"), "not ours").unwrap();
-    let small = write_month(dir.path(), "2021-07", &docs[..3]).unwrap();
+    let small = write_month(dir.path(), "2021-07", &docs[..3], TZ).unwrap();
     assert_eq!(small.buckets, MIN_BUCKETS);
     let mut on_disk: Vec<String> = std::fs::read_dir(dir.path().join("2021-07"))
         .unwrap()
@@ -253,7 +265,7 @@ fn stale_files_are_removed_and_buckets_grow_with_the_month() {
     expected.sort();
     assert_eq!(on_disk, expected);
     assert_eq!(small.removed, big.files.len() - small.files.len() + 1);
-    let gone = write_month(dir.path(), "2021-07", &[]).unwrap();
+    let gone = write_month(dir.path(), "2021-07", &[], TZ).unwrap();
     assert_eq!((gone.docs, gone.files.len()), (0, 0));
     assert!(dir.path().join("2021-07/keep.txt").exists());
 }
@@ -266,7 +278,7 @@ fn long_lists_get_files_of_their_own() {
         .iter()
         .map(|t| doc(t, "", "2021/07/02/0100/"))
         .collect();
-    let shard = write_month(dir.path(), "2021-07", &docs).unwrap();
+    let shard = write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
     let b = bucket_of("共通", shard.buckets);
     let path = |k: Option<usize>| {
         let k = k.map_or(String::new(), |k| format!("-{k}"));
@@ -292,10 +304,26 @@ fn long_lists_get_files_of_their_own() {
 fn bad_months_and_days() {
     let dir = tempfile::tempdir().unwrap();
     for m in ["2021-7", "../x", "2021-13", "2021/07", ""] {
-        assert!(write_month(dir.path(), m, &[]).is_err(), "{m}");
+        assert!(write_month(dir.path(), m, &[], TZ).is_err(), "{m}");
     }
-    let d = doc("a", "b", "2021/07/20/0800/");
-    assert_eq!(day_of(&d, "2021-07"), 20);
-    assert_eq!(day_of(&d, "2021-08"), 0);
-    assert_eq!(day_of(&doc("a", "b", "x"), "2021-07"), 0);
+    // 2021-07-19T23:20:00Z is the 20th in Tokyo, the 19th in UTC.
+    assert_eq!(day_key(1_626_736_800, TZ), 20210720);
+    assert_eq!(day_key(1_626_736_800, chrono_tz::UTC), 20210719);
+}
+
+#[test]
+fn a_month_numbers_its_items_by_published_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let late = StaticDoc {
+        published: 1_626_736_800 - 3_600,
+        ..doc("遅れて届いた記事", "", "2021/07/20/0800/")
+    };
+    let docs = [doc("先に届いた記事", "", "2021/07/20/0800/"), late];
+    let shard = write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
+    let rows: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("2021-07/c0.json")).unwrap())
+            .unwrap();
+    assert_eq!(rows[0][0], "遅れて届いた記事");
+    assert_eq!(rows[1][0], "先に届いた記事");
+    assert_eq!(shard.days, vec![(20210720, 0)]);
 }

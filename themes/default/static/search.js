@@ -1,55 +1,79 @@
 // matome's search page: searches the static index under search/ (see src/search/static_index.rs)
-// with no server. No framework, nothing from elsewhere (the pages' CSP allows only 'self').
+// with no server, or `matome serve`'s API when the page is served by it. No framework, nothing
+// from elsewhere (the pages' CSP allows only 'self').
 //
-// A query is words separated by spaces, all required; "a quoted phrase" must appear as written;
-// -word leaves out the items that have it. A word with CJK characters (気候変動) must appear as
-// written: the index gives the items that have all its character bigrams and the page keeps
-// those whose title or summary contains it. Other words (regulations) match by their Snowball
-// English stem. Months are searched newest first; "load more" goes on into older months.
+// What a query matches is src/search/terms.rs's, mirrored here (the browser tests run the same
+// queries through this page, `matome search` and serve's API and compare the hits): words
+// separated by spaces are all required; "a quoted phrase" is one clause; -clause leaves out the
+// items that have it. Text is NFKC and lower case; a word (letters, digits) matches by its
+// Snowball English stem; CJK text matches as written, anywhere (幹線 finds 新幹線, a lone kanji
+// such as 円 is a query); a clause of only English stop words or a lone kana has nothing to look
+// for. Results are newest first; months are searched newest first, "load more" goes on.
 (() => {
   'use strict';
 
   // The static index format this page reads (FORMAT in static_index.rs); `matome build` refuses
   // a site's own search.js whose SEARCH_FORMAT is not the one it writes.
-  const SEARCH_FORMAT = 1;
+  const SEARCH_FORMAT = 2;
 
   // ---------------------------------------------------------------------------------------------
-  // Text: the same normalisation and terms as static_index.rs.
+  // Text: the terms of terms.rs.
 
   const CJK =
     /[\u3005-\u3007\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3ffff}\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]/u;
+  const HAN = /[\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3ffff}]/u;
   const ALNUM = /[\p{Alphabetic}\p{N}]/u;
   const isCjk = (c) => CJK.test(c);
+  const isHan = (c) => HAN.test(c);
   const isWord = (c) => !isCjk(c) && ALNUM.test(c);
   const normalize = (s) => s.normalize('NFKC').toLowerCase();
 
-  // Runs of a string's code points: {kind: 'cjk'|'word'|'sep', s, e, text} (indexes in code points).
-  function runs(chars) {
+  // The terms of normalised text (terms.rs `scan`): {t, pos, kind: 'word'|'uni'|'bi', s, e}, s and
+  // e UTF-16 indexes. `all`: a document's (every unigram), else a clause's (bigrams, and the
+  // unigram of a one-character run).
+  function scan(text, all) {
     const out = [];
+    let pos = 0;
+    let word = -1; // start of the current word
+    let prev = null; // [index, char] of the current CJK run's previous character
+    let run = 0;
+    const endRun = () => {
+      if (all || run === 1) out.push({ t: prev[1], pos, kind: 'uni', s: prev[0], e: prev[0] + prev[1].length });
+      pos++;
+      prev = null;
+      run = 0;
+    };
+    const endWord = (e) => {
+      out.push({ t: stem(text.slice(word, e)), pos: pos++, kind: 'word', s: word, e });
+      word = -1;
+    };
     let i = 0;
-    while (i < chars.length) {
-      const kind = isCjk(chars[i]) ? 'cjk' : isWord(chars[i]) ? 'word' : 'sep';
-      let j = i + 1;
-      while (j < chars.length && (isCjk(chars[j]) ? 'cjk' : isWord(chars[j]) ? 'word' : 'sep') === kind) j++;
-      out.push({ kind, s: i, e: j, text: chars.slice(i, j).join('') });
-      i = j;
+    for (const c of text) {
+      if (isCjk(c)) {
+        if (word >= 0) endWord(i);
+        if (prev) {
+          if (all) out.push({ t: prev[1], pos, kind: 'uni', s: prev[0], e: prev[0] + prev[1].length });
+          out.push({ t: prev[1] + c, pos, kind: 'bi', s: prev[0], e: i + c.length });
+          pos++;
+        }
+        prev = [i, c];
+        run++;
+      } else {
+        if (prev) endRun();
+        if (isWord(c)) { if (word < 0) word = i; }
+        else if (word >= 0) endWord(i);
+      }
+      i += c.length;
     }
+    if (prev) endRun();
+    if (word >= 0) endWord(text.length);
     return out;
   }
 
-  // The index terms of normalised text, in order (for_each_term in Rust).
-  function termsOf(text) {
-    const out = [];
-    for (const r of runs(Array.from(text))) {
-      if (r.kind === 'word') out.push(stem(r.text));
-      else if (r.kind === 'cjk') {
-        const c = Array.from(r.text);
-        if (c.length === 1) out.push(c[0]);
-        for (let i = 0; i + 1 < c.length; i++) out.push(c[i] + c[i + 1]);
-      }
-    }
-    return out;
-  }
+  // What the static index keeps: words, bigrams, unigrams of kanji.
+  const indexed = (x) => x.kind !== 'uni' || Array.from(x.t).every(isHan);
+  // The index terms of normalised text, in order (static_index::for_each_term).
+  const termsOf = (text) => scan(text, true).filter(indexed).map((x) => x.t);
 
   // FNV-1a (32-bit) of the UTF-8 bytes, folded: bucket_of in Rust.
   const utf8 = new TextEncoder();
@@ -193,103 +217,72 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Queries.
+  // Queries (terms.rs `parse_query`, `clause_terms`).
 
-  // Splits a query into units: {neg, phrase, text}, text normalised with white space folded.
-  function parseQuery(q) {
-    const s = normalize(q);
+  // Splits a query into clauses: {neg, text, terms}; `stop`: the English stop words (from the
+  // manifest). Clauses with nothing to look for are dropped.
+  function parseQuery(q, stop) {
+    const s = q.trim();
     const units = [];
+    const space = /\s/;
     let i = 0;
     while (i < s.length) {
-      while (i < s.length && /\s/.test(s[i])) i++;
+      while (i < s.length && space.test(s[i])) i++;
       if (i >= s.length) break;
       let neg = false;
-      if (s[i] === '-' && i + 1 < s.length && !/\s/.test(s[i + 1])) { neg = true; i++; }
+      if ('-\uff0d\u2212'.includes(s[i]) && i + 1 < s.length && !space.test(s[i + 1])) { neg = true; i++; }
       let text;
-      let phrase = false;
-      if (s[i] === '"') {
-        const j = s.indexOf('"', i + 1);
-        const end = j < 0 ? s.length : j;
-        text = s.slice(i + 1, end);
-        phrase = true;
-        i = end + 1;
+      if ('"\u201c\uff02'.includes(s[i])) {
+        let j = i + 1;
+        while (j < s.length && !'"\u201d\uff02'.includes(s[j])) j++;
+        text = s.slice(i + 1, j);
+        i = j + 1;
       } else {
         let j = i;
-        while (j < s.length && !/\s/.test(s[j])) j++;
+        while (j < s.length && !space.test(s[j])) j++;
         text = s.slice(i, j);
         i = j;
       }
-      text = text.replace(/\s+/g, ' ').trim();
-      if (text) units.push(analyzeUnit({ neg, phrase, text }));
+      text = text.trim();
+      if (!text) continue;
+      const norm = normalize(text);
+      const terms = scan(norm, false);
+      const searchable = terms.some((x) =>
+        x.kind === 'bi' || (x.kind === 'word' ? !stop.has(norm.slice(x.s, x.e)) : Array.from(x.t).every(isHan)));
+      if (searchable) units.push({ neg, text: norm, terms });
     }
-    return units.filter((u) => u.terms.length > 0 || u.mode === 'sub');
+    return units;
   }
 
-  // A unit's index terms, and how an item is checked against it. A word without CJK matches by
-  // stem ('word'); a word with CJK or a phrase must appear as written ('sub'), with a word
-  // boundary in the text where it begins or ends with a letter or digit — so every word inside
-  // it is a whole word of the text, and its stem an index term.
-  function analyzeUnit(u) {
-    const chars = Array.from(u.text);
-    const rs = runs(chars);
-    const uniq = (a) => [...new Set(a)];
-    if (!u.phrase && !rs.some((r) => r.kind === 'cjk')) {
-      return { ...u, mode: 'word', terms: uniq(rs.filter((r) => r.kind === 'word').map((r) => stem(r.text))) };
-    }
-    const terms = [];
-    for (const r of rs) {
-      if (r.kind === 'word') terms.push(stem(r.text));
-      else if (r.kind === 'cjk') {
-        const c = Array.from(r.text);
-        if (c.length === 1 && r.s > 0 && r.e < chars.length) terms.push(c[0]);
-        for (let i = 0; i + 1 < c.length; i++) terms.push(c[i] + c[i + 1]);
-      }
-    }
-    return {
-      ...u,
-      mode: 'sub',
-      terms: uniq(terms),
-      leftB: isWord(chars[0]),
-      rightB: isWord(chars[chars.length - 1]),
-    };
-  }
-
-  const codePointBefore = (s, i) => {
-    if (i <= 0) return '';
-    const lo = s.charCodeAt(i - 1);
-    return i >= 2 && lo >= 0xdc00 && lo <= 0xdfff ? s.slice(i - 2, i) : s[i - 1];
-  };
-  const codePointAt = (s, i) => (i < s.length ? String.fromCodePoint(s.codePointAt(i)) : '');
-
-  // Where a 'sub' unit occurs in normalised text: [start, end) pairs (UTF-16 indexes).
+  // Where a clause occurs in normalised text: [start, end) pairs (UTF-16 indexes), its terms at
+  // their relative positions (terms.rs `matches_clause`).
   function occurrences(text, u) {
-    const out = [];
-    let from = 0;
-    for (;;) {
-      const i = text.indexOf(u.text, from);
-      if (i < 0) return out;
-      const end = i + u.text.length;
-      if ((!u.leftB || !isWord(codePointBefore(text, i))) && (!u.rightB || !isWord(codePointAt(text, end)))) {
-        out.push([i, end]);
-      }
-      from = i + 1;
+    const at = new Map();
+    for (const x of scan(text, true)) {
+      if (!at.has(x.t)) at.set(x.t, new Map());
+      at.get(x.t).set(x.pos, x);
     }
+    const first = u.terms[0];
+    const out = [];
+    for (const [p] of at.get(first.t) || []) {
+      let s = Infinity;
+      let e = -1;
+      const ok = u.terms.every((t) => {
+        const hit = at.get(t.t) && at.get(t.t).get(p + t.pos - first.pos);
+        if (hit) { s = Math.min(s, hit.s); e = Math.max(e, hit.e); }
+        return hit;
+      });
+      if (ok) out.push([s, e]);
+    }
+    return out;
   }
 
-  const fold = (s) => normalize(s).replace(/\s+/g, ' ');
-  const hasWordStems = (text, u) => {
-    const stems = new Set(termsOf(text));
-    return u.terms.every((t) => stems.has(t));
-  };
-
-  // Whether an item passes the units the index cannot decide: 'sub' units (and exclusions).
-  function matches(doc, units) {
-    const fields = [fold(doc.title), fold(doc.summary)];
+  // Whether an item passes every clause (and the category filter).
+  function matches(doc, units, category) {
+    if (category && doc.category !== category) return false;
+    const fields = [normalize(doc.title), normalize(doc.summary)];
     for (const u of units) {
-      let has;
-      if (u.mode === 'sub') has = fields.some((f) => occurrences(f, u).length > 0);
-      else if (u.neg) has = fields.some((f) => hasWordStems(f, u));
-      else continue; // the index decided it
+      const has = fields.some((f) => occurrences(f, u).length > 0);
       if (has === u.neg) return false;
     }
     return true;
@@ -314,7 +307,7 @@
   // (bXXX-K.bin) or -1 when its list is in the bucket, from `start`.
   function parseBucket(buf) {
     const bytes = new Uint8Array(buf);
-    if (bytes[0] !== 1) throw new Error('unknown search bucket format');
+    if (bytes[0] !== SEARCH_FORMAT) throw new Error('unknown search bucket format');
     const pos = { i: 1 };
     const n = readVarint(bytes, pos);
     const dec = new TextDecoder();
@@ -429,22 +422,28 @@
     }
   }
 
+  // A date input's value (YYYY-MM-DD) as the manifest's day key (YYYYMMDD), or null.
+  const dayKey = (d) => (/^\d{4}-\d{2}-\d{2}$/.test(d) ? Number(d.replace(/-/g, '')) : null);
+
   // One search: yields verified items newest first, `want` at a time.
   class Search {
     constructor(index, manifest, { q, category, from, to }) {
       this.index = index;
-      this.units = parseQuery(q || '');
-      this.pos = [...new Set(this.units.filter((u) => !u.neg).flatMap((u) => u.terms))];
+      this.units = parseQuery(q || '', new Set(manifest.stop || []));
+      this.category = category || '';
+      // Every clause is checked in the text, so once few candidates are left the long lists
+      // (files of their own) can be skipped.
+      this.pos = [...new Set(this.units.filter((u) => !u.neg).flatMap((u) => u.terms.filter(indexed).map((x) => x.t)))];
       if (category) this.pos.push('\u0001' + category);
-      this.negWords = this.units.filter((u) => u.neg && u.mode === 'word');
-      // Terms only of words checked against the text anyway: their long lists can be skipped.
-      const inUnits = (mode, t) => this.units.some((u) => !u.neg && u.mode === mode && u.terms.includes(t));
-      this.checked = new Set(this.pos.filter((t) => inUnits('sub', t) && !inUnits('word', t)));
-      this.from = from || '';
-      this.to = to || '';
-      this.months = manifest.months.filter(
-        (m) => (!this.from || m.month >= this.from.slice(0, 7)) && (!this.to || m.month <= this.to.slice(0, 7)),
-      );
+      this.from = dayKey(from || '');
+      this.to = dayKey(to || '');
+      // Months whose items were published within the dates (a shard may hold a late item of an
+      // earlier month: its days say so).
+      this.months = manifest.months.filter((m) => {
+        if (!m.days.length) return false;
+        const [first, last] = [m.days[0][0], m.days[m.days.length - 1][0]];
+        return (this.from === null || last >= this.from) && (this.to === null || first <= this.to);
+      });
       this.mi = 0;
       this.cands = [];
       this.ci = 0;
@@ -456,14 +455,13 @@
     }
     // Item numbers of month m that may match, newest first: the lists of the positive terms are
     // read rarest first (those in their buckets before those in files of their own); once a page
-    // or fewer of candidates is left, the long lists of substring-checked words are skipped.
+    // or fewer of candidates is left, the other long lists are skipped (the text decides).
     async candidates(m) {
       const [lo, hi] = this.range(m);
       if (lo >= hi) return [];
-      const need = [...this.pos, ...this.negWords.flatMap((u) => u.terms)];
       const buckets = new Map();
       await Promise.all(
-        [...new Set(need.map((t) => bucketOf(t, m.buckets)))].map(async (b) => buckets.set(b, await this.index.bucket(m, b))),
+        [...new Set(this.pos.map((t) => bucketOf(t, m.buckets)))].map(async (b) => buckets.set(b, await this.index.bucket(m, b))),
       );
       const bucket = (t) => buckets.get(bucketOf(t, m.buckets));
       const terms = this.pos.map((t) => ({ t, info: bucket(t).terms.get(t) }));
@@ -471,25 +469,21 @@
       terms.sort((a, b) => (a.info.ext >= 0) - (b.info.ext >= 0) || a.info.df - b.info.df);
       let docs = null;
       for (const { t, info } of terms) {
-        if (docs && docs.length <= PAGE && info.ext >= 0 && this.checked.has(t)) continue;
+        if (docs && docs.length <= PAGE && info.ext >= 0) continue;
         const list = await this.index.list(m, t, bucket(t));
         docs = docs ? intersect(docs, list) : Array.from(list).filter((d) => d >= lo && d < hi);
         if (!docs.length) return [];
       }
-      for (const u of this.negWords) {
-        const lists = await Promise.all(u.terms.map((t) => this.index.list(m, t, bucket(t))));
-        const out = new Set(lists.reduce((a, b) => intersect(a, b)));
-        docs = docs.filter((d) => !out.has(d));
-      }
       return docs.reverse();
     }
+    // The month's items published within the dates: [lo, hi).
     range(m) {
       const first = (pred) => {
         const d = m.days.find(([day]) => pred(day));
         return d ? d[1] : m.docs;
       };
-      const lo = this.from && this.from.slice(0, 7) === m.month ? first((day) => day >= +this.from.slice(8, 10)) : 0;
-      const hi = this.to && this.to.slice(0, 7) === m.month ? first((day) => day > +this.to.slice(8, 10)) : m.docs;
+      const lo = this.from === null ? 0 : first((day) => day >= this.from);
+      const hi = this.to === null ? m.docs : first((day) => day > this.to);
       return [lo, hi];
     }
     // Up to `want` more items; `onItems` receives them as they are confirmed.
@@ -510,7 +504,7 @@
         this.ci += batch.length;
         fetched += batch.length;
         const docs = (await Promise.all(batch.map((n) => this.index.doc(m, n)))).filter(
-          (d) => d && matches(d, this.units),
+          (d) => d && matches(d, this.units, this.category),
         );
         found += docs.length;
         if (docs.length) onItems(docs);
@@ -526,21 +520,22 @@
   // The same search through `matome serve`'s API (the live tantivy index), when the page is
   // served by it: same units (for highlighting), same newest-first order, same "load more".
   class ApiSearch {
-    constructor(api, { q, category, from, to }) {
+    constructor(api, manifest, { q, category, from, to, sort }) {
       this.api = api;
       this.q = q || '';
-      this.units = parseQuery(this.q);
+      this.units = parseQuery(this.q, new Set(manifest.stop || []));
       this.category = category || '';
       this.from = from || '';
       this.to = to || '';
+      this.sort = sort === 'relevance' ? 'relevance' : 'date';
       this.offset = 0;
       this.done = false;
     }
     get searchable() {
-      return this.units.some((u) => !u.neg && u.terms.length > 0);
+      return this.units.some((u) => !u.neg);
     }
     async next(want, onItems) {
-      const p = new URLSearchParams({ q: this.q, limit: String(want), offset: String(this.offset), sort: 'date' });
+      const p = new URLSearchParams({ q: this.q, limit: String(want), offset: String(this.offset), sort: this.sort });
       if (this.category) p.set('category', this.category);
       if (this.from) p.set('since', this.from);
       if (this.to) p.set('until', this.to);
@@ -583,17 +578,7 @@
     const ranges = [];
     const toOrig = (s, e) => [starts[at[s]], starts[at[e - 1] + 1]];
     for (const u of units) {
-      if (u.neg) continue;
-      if (u.mode === 'sub') for (const [s, e] of occurrences(norm.replace(/\s/g, ' '), u)) ranges.push(toOrig(s, e));
-      else {
-        const want = new Set(u.terms);
-        for (const r of runs(Array.from(norm))) {
-          if (r.kind === 'word' && want.has(stem(r.text))) {
-            const s = Array.from(norm).slice(0, r.s).join('').length;
-            ranges.push(toOrig(s, s + r.text.length));
-          }
-        }
-      }
+      if (!u.neg) for (const [s, e] of occurrences(norm, u)) ranges.push(toOrig(s, e));
     }
     ranges.sort((a, b) => a[0] - b[0]);
     return ranges;
@@ -602,7 +587,7 @@
   function marked(el, text, units) {
     let last = 0;
     for (const [s, e] of highlights(text, units)) {
-      if (s < last) continue;
+      if (s < last) continue; // overlaps the previous mark
       el.append(text.slice(last, s));
       const m = document.createElement('mark');
       m.textContent = text.slice(s, e);
@@ -613,10 +598,19 @@
     return el;
   }
 
-  const pad = (n) => String(n).padStart(2, '0');
-  function stamp(secs) {
-    const d = new Date(secs * 1000);
-    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  // "YYYY-MM-DD HH:MM" in the site's time zone (the form's data-tz), as every page shows times,
+  // whatever the browser's zone.
+  let clock = null;
+  function stamp(secs, tz) {
+    if (!clock || clock.tz !== tz) {
+      const opts = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+      let f;
+      try { f = new Intl.DateTimeFormat('en-US', { ...opts, timeZone: tz || undefined }); } catch (e) { f = new Intl.DateTimeFormat('en-US', opts); }
+      clock = { tz, f };
+    }
+    const p = {};
+    for (const x of clock.f.formatToParts(new Date(secs * 1000))) p[x.type] = x.value;
+    return `${p.year}-${p.month}-${p.day} ${p.hour === '24' ? '00' : p.hour}:${p.minute}`;
   }
 
   function el(tag, cls, text) {
@@ -639,7 +633,7 @@
     li.append(h);
     const meta = el('p', 'hit-meta');
     meta.append(el('span', 'hit-category', doc.category), ' ', el('span', 'hit-site', doc.site), ' ');
-    const time = el('time', null, stamp(doc.published));
+    const time = el('time', null, stamp(doc.published, ui.tz));
     time.dateTime = new Date(doc.published * 1000).toISOString();
     meta.append(time, ' ');
     const digest = el('a', 'hit-digest', ui.t.digest);
@@ -665,12 +659,16 @@
       status: document.getElementById('search-status'),
       list: document.getElementById('search-results'),
       more: document.getElementById('search-more'),
+      sort: document.getElementById('search-sort'),
+      tz: form.dataset.tz,
       t: form.dataset,
     };
     const index = new Index(form.dataset.index);
     // `matome serve` announces its search API; on GitHub Pages there is none.
     const apiMeta = document.querySelector('meta[name="matome-api"]');
     const api = apiMeta ? apiMeta.content : null;
+    // Relevance needs the live index; the static one gives newest first only.
+    if (api && ui.sort) ui.sort.closest('.search-field').hidden = false;
     const pageTitle = document.title;
     const say = (key, n) => { ui.status.textContent = (ui.t[key] || '').replace('{n}', n); };
     const setState = (s) => { ui.list.dataset.state = s; };
@@ -680,7 +678,8 @@
 
     const params = () => {
       const p = new URLSearchParams(location.search);
-      return { q: p.get('q') || '', category: p.get('category') || '', from: p.get('from') || '', to: p.get('to') || '' };
+      const sort = api && p.get('sort') === 'relevance' ? 'relevance' : 'date';
+      return { q: p.get('q') || '', category: p.get('category') || '', from: p.get('from') || '', to: p.get('to') || '', sort };
     };
 
     async function page(search) {
@@ -709,6 +708,7 @@
       ui.input.value = p.q;
       ui.from.value = p.from;
       ui.to.value = p.to;
+      if (ui.sort) ui.sort.value = p.sort;
       ui.list.replaceChildren();
       ui.more.hidden = true;
       shown = 0;
@@ -728,7 +728,7 @@
       document.title = pageTitle;
       if (!p.q.trim() && !p.category) { ui.status.textContent = ''; setState('idle'); return; }
       const opts = { ...p, category: ui.category.value };
-      const search = api ? new ApiSearch(api, opts) : new Search(index, manifest, opts);
+      const search = api ? new ApiSearch(api, manifest, opts) : new Search(index, manifest, opts);
       if (!search.searchable) { say('msgShort'); setState('done'); return; }
       current = search;
       document.title = `${p.q || ui.category.value} | ${pageTitle}`;
@@ -740,6 +740,7 @@
       const p = new URLSearchParams();
       p.set('q', ui.input.value.trim());
       for (const [k, f] of [['category', ui.category], ['from', ui.from], ['to', ui.to]]) if (f.value) p.set(k, f.value);
+      if (api && ui.sort && ui.sort.value === 'relevance') p.set('sort', 'relevance');
       history.pushState(null, '', `${location.pathname}?${p}`);
       run();
     });
@@ -748,7 +749,9 @@
     run();
   }
 
-  window.matomeSearch = { stem, normalize, termsOf, bucketOf, parseQuery };
+  // For the tests: the page's terms and clauses beside the Rust ones.
+  const clauseTerms = (q, stop) => parseQuery(q, new Set(stop)).map((u) => ({ neg: u.neg, terms: u.terms.map((x) => [x.t, x.pos]) }));
+  window.matomeSearch = { stem, normalize, termsOf, bucketOf, parseQuery, clauseTerms, stamp };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
 })();
