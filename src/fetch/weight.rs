@@ -25,6 +25,9 @@ const NAME_COPIES: u64 = 4;
 /// bigram, an English word's stem, each with its postings): measured up to 1.4, counted 1.5
 /// (`SEARCH_PER_2_BYTES` for two bytes).
 const SEARCH_PER_2_BYTES: u64 = 3;
+/// What each kanji of the title and summary adds on top of that: the static index keeps a
+/// kanji's unigram beside its bigram (a lone kanji is a query), a second posting per character.
+const SEARCH_PER_KANJI: u64 = 6;
 /// The keys, quotes and date of an item's block in a snapshot file.
 const CONTENT_ITEM: u64 = 160;
 /// The keys and quotes of one news link of a trend.
@@ -74,12 +77,18 @@ pub fn weigh(item: &Item) -> Weight {
         + keywords
         + trend_content;
     let searched = (item.title.len() + item.summary.len()) as u64;
+    let kanji = [&item.title, &item.summary]
+        .iter()
+        .flat_map(|s| s.chars())
+        .filter(|&c| crate::search::terms::is_han(c))
+        .count() as u64;
     let pages = PAGE_ITEM
         + TITLE_COPIES * escaped_len(&item.title)
         + LINK_COPIES * escaped_len(&item.link)
         + SUMMARY_COPIES * (escaped_len(&item.summary) + keywords)
         + NAME_COPIES * (escaped_len(&item.site) + escaped_len(&item.category))
         + SEARCH_PER_2_BYTES * searched / 2
+        + SEARCH_PER_KANJI * kanji
         + trend_pages;
     Weight { content, pages }
 }
@@ -159,13 +168,26 @@ mod tests {
     }
 
     #[test]
+    fn a_kanji_weighs_its_unigram_in_the_search_index_and_a_kana_does_not() {
+        let base = weigh(&item("t", "https://a.example/1", ""));
+        let kanji = weigh(&item("t本本本", "https://a.example/1", ""));
+        let kana = weigh(&item("tほほほ", "https://a.example/1", ""));
+        assert_eq!(kana.pages - base.pages, 9 * TITLE_COPIES + 14);
+        assert_eq!(kanji.pages - kana.pages, 3 * SEARCH_PER_KANJI);
+    }
+
+    #[test]
     fn the_analysis_adds_weight_and_so_does_a_trend() {
         let mut it = item("tt", "https://a.example/1", "本文です。");
         let before = weigh(&it);
         it.summary = "本文です。".into();
         it.keywords = vec!["本文".into()];
         let after = weigh(&it);
-        assert_eq!(after.pages - before.pages, SUMMARY_COPIES * (15 + 10) + 22);
+        // 本 and 文 are kanji: each a unigram in the static index too.
+        assert_eq!(
+            after.pages - before.pages,
+            SUMMARY_COPIES * (15 + 10) + 22 + 2 * SEARCH_PER_KANJI
+        );
         assert_eq!(after.content - before.content, 15 + 10);
         it.trend = Some(crate::content::Trend {
             volume: Some(1),
