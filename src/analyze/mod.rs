@@ -166,12 +166,20 @@ impl Analyzer {
         }
         // What the site repeats in most of its items is its label, not this item's keyword.
         cands.retain(|k, _| !df.is_site_label(&item.site, k));
-        candidates::drop_fragments(&mut cands);
+        candidates::drop_fragments(&mut cands, df);
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
             // is a name or a title's lower-case noun phrase ("chip factory").
-            .filter(|(_, c)| {
+            .filter(|(key, c)| {
+                // (the headline's verb is in no phrase: "index falls", "stabilizes LazyCell")
+                let verb = analysed
+                    .verb
+                    .as_deref()
+                    .is_some_and(|v| key.split(' ').any(|w| w == v));
+                if c.phrase && verb {
+                    return false;
+                }
                 !c.phrase
                     || c.proper
                     || c.count >= 2
@@ -204,12 +212,14 @@ impl Analyzer {
             if chosen.len() >= 2 && score < top * rank::THIRD_KEYWORD_SHARE {
                 break;
             }
-            // One word per idea: skip a term inside (or around) one already chosen.
+            // One word per idea: skip a term inside (or around) one already chosen, or a word
+            // of it alone; two phrases may share a word (Bank of England, Bank Rate).
             let overlaps = chosen.iter().any(|(k, _)| {
                 k.contains(key)
                     || key.contains(k)
-                    || k.split(' ')
-                        .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w))
+                    || ((!k.contains(' ') || !key.contains(' '))
+                        && k.split(' ')
+                            .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w)))
             });
             if !overlaps && (display.is_ascii() || self.findable(display, item, analysed)) {
                 chosen.push((key, display));

@@ -394,7 +394,9 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
     }
     let last = rest.last().copied().unwrap_or("");
     first.starts_with(|c: char| c.is_ascii_uppercase())
-        && first.bytes().all(|b| b.is_ascii_alphanumeric())
+        && first
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         && !last.is_empty()
         && !(last.ends_with("ed") || last.ends_with("ing") || last.ends_with("ly"))
 }
@@ -433,8 +435,8 @@ pub(super) struct Headline {
 }
 
 impl Headline {
-    /// Reads the title's tokens (`text` is the title they come from).
-    pub fn of(toks: &[Tok], text: &str) -> Headline {
+    /// Reads the title's tokens (`text` is the title they come from, `body` the item's text).
+    pub fn of(toks: &[Tok], text: &str, body: &str) -> Headline {
         let mut h = Headline {
             title_case: title_case(text),
             ..Headline::default()
@@ -442,32 +444,44 @@ impl Headline {
         if h.title_case {
             return h;
         }
-        // Capitalised words from the start, each after one space, then a lower-case word in
-        // -s that is not a possessive (centers') and not the last word: the verb.
+        // Capitalised words from the start (with of, and … between them), at most two
+        // lower-case nouns after them ("Dollar index", "Quantum startup"), then a lower-case
+        // word in -s that is not a possessive (centers'), not the last word and not a plural
+        // the text also writes after the word before it ("heat pumps" of "Heat pumps outsell
+        // gas boilers"): the verb.
         let mut j = match toks.iter().position(|t| t.kind != Kind::Space) {
             Some(j) if toks[j].kind == Kind::Latin => j,
             _ => return h,
         };
-        let mut capitals = 0;
+        let (mut capitals, mut nouns) = (0, 0);
+        let mut prev = String::new();
         loop {
             let (word, end) = super::tokens::latin_word(toks, j);
             let capital = word.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit());
-            if capital {
+            if capital && nouns == 0 {
                 capitals += 1;
-            } else {
-                let verb = capitals > 0
-                    && word.len() >= 4
+            } else if capital || capitals == 0 {
+                return h;
+            } else if !NAME_CONNECTORS.contains(&word.as_str()) || nouns > 0 {
+                let verb = word.len() >= 4
                     && word.ends_with('s')
                     && !word.ends_with("ss")
                     && word.bytes().all(|b| b.is_ascii_lowercase())
                     && end + 1 < toks.len()
-                    && toks[end].kind == Kind::Space;
-                if verb {
-                    h.subject_end = j;
+                    && (toks[end].kind == Kind::Space || toks[end].surface == ",");
+                let next = super::tokens::latin_word(toks, end + 1).0;
+                if verb && !written_together(body, &prev, &word, &next) {
+                    // (after lower-case nouns the first capital is the sentence's, no name)
+                    h.subject_end = if nouns == 0 { j } else { 0 };
                     h.verb = Some(j);
+                    return h;
                 }
-                return h;
+                nouns += 1;
+                if nouns > 2 || word.ends_with("ed") || word.ends_with("ing") {
+                    return h;
+                }
             }
+            prev = word;
             if end + 1 < toks.len()
                 && toks[end].kind == Kind::Space
                 && matches!(toks[end + 1].kind, Kind::Latin | Kind::Number)
@@ -478,6 +492,28 @@ impl Headline {
             }
         }
     }
+}
+
+/// Whether `body` has the words `a b` side by side (in any case) and not before `next` as
+/// in the title: a title's "Heat pumps" is a noun phrase when the text writes "heat pumps" in
+/// a sentence of its own ("Installations of heat pumps overtook …"), not when it repeats the
+/// headline ("Rust 1.80 stabilizes LazyCell").
+fn written_together(body: &str, a: &str, b: &str, next: &str) -> bool {
+    if a.is_empty() || body.len() < a.len() + b.len() + 1 {
+        return false;
+    }
+    let lower = body.to_ascii_lowercase();
+    let pair = format!("{} {}", a.to_ascii_lowercase(), b);
+    let next = format!(" {}", next.to_ascii_lowercase());
+    lower.match_indices(&pair).any(|(at, _)| {
+        let after = &lower[at + pair.len()..];
+        (at == 0 || !lower.as_bytes()[at - 1].is_ascii_alphanumeric())
+            && after
+                .bytes()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric())
+            && !after.starts_with(&next)
+    })
 }
 
 #[cfg(test)]
