@@ -61,6 +61,7 @@ const ACTION_TAILS: &[&str] = &[
     "続落",
     "反発",
     "反落",
+    "経由",
 ];
 
 /// Counters and period words that follow a number (4〜6月期, 3カ月): not words on their own.
@@ -211,6 +212,16 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     while e > s && matches!(run[e - 1].kind, Kind::Prefix | Kind::Number) {
         e -= 1;
     }
+    // An amount at the end (PBR1倍割れ, 営業利益2割増): a number and only suffixes after it.
+    if let Some(n) = run[s..e].iter().rposition(|t| t.kind == Kind::Number)
+        && n > 0
+        && run[s + n + 1..e].iter().all(|t| t.kind == Kind::Suffix)
+    {
+        e = s + n;
+        while e > s && matches!(run[e - 1].kind, Kind::Prefix | Kind::Number) {
+            e -= 1;
+        }
+    }
     if e > s + 1 && HONORIFICS.contains(&run[e - 1].surface) {
         e -= 1;
     }
@@ -243,6 +254,43 @@ pub(super) fn middle_dot_joins(toks: &[Tok], at: usize) -> bool {
         && matches!(toks.get(at).map(|t| t.surface), Some("・" | "･"))
         && katakana(&toks[at - 1])
         && toks.get(at + 1).is_some_and(katakana)
+}
+
+/// A name written in hiragana before a noun at the start of a line (みずなみ銀行、…,
+/// あおぞらモバイルは …): lindera reads the hiragana as verbs and particles (み + ず + なみ銀行),
+/// so the name would lose its head. The name ends as a company's does (a katakana word or an
+/// organisation's tail) and is the line's subject (、 は が も after it). Returns where it
+/// starts and ends.
+pub(super) fn hiragana_name(toks: &[Tok]) -> Option<(usize, usize)> {
+    let hiragana = |t: &Tok| {
+        t.surface
+            .chars()
+            .all(|c| ('\u{3041}'..='\u{309f}').contains(&c))
+    };
+    let s = toks.iter().position(|t| t.kind != Kind::Space)?;
+    let mut h = s;
+    while h < toks.len() && matches!(toks[h].kind, Kind::Break | Kind::Suffix) && hiragana(&toks[h])
+    {
+        h += 1;
+    }
+    let kana: usize = toks[s..h].iter().map(|t| t.surface.chars().count()).sum();
+    let mut r = h;
+    while r < toks.len() && matches!(toks[r].kind, Kind::Noun | Kind::Suffix | Kind::Latin) {
+        r += 1;
+    }
+    if kana < 2
+        || r == h
+        || !matches!(
+            toks.get(r).map(|t| t.surface),
+            Some("、" | "," | "は" | "が" | "も")
+        )
+    {
+        return None;
+    }
+    let run: String = toks[h..r].iter().map(|t| t.surface).collect();
+    let company =
+        toks[r - 1].surface.chars().all(is_katakana) || ORG_TAILS.iter().any(|o| run.ends_with(o));
+    company.then_some((s, r))
 }
 
 /// Honorifics after a person's name (ジョン・スミス氏): not part of the name.

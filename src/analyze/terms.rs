@@ -139,6 +139,11 @@ impl Analyzer {
     ) {
         let title_case = headline.is_some_and(|h| h.title_case);
         let mut i = 0;
+        if let Some((s, e)) = rank::hiragana_name(toks) {
+            let name: String = toks[s..e].iter().map(|t| t.surface).collect();
+            self.push_ja(&name, false, true, out);
+            i = e;
+        }
         while i < toks.len() {
             let joinable = |k: Kind| {
                 matches!(
