@@ -196,7 +196,7 @@ impl Analyzer {
                 // An English word seen in lower case is a common word, even where a sentence or
                 // a headline's subject gave it a capital.
                 let proper = c.proper && !(english && c.lower);
-                let weight = rank::weight(proper, c.weak, c.phrase, english);
+                let weight = rank::weight(key, proper, c.weak, c.phrase);
                 let score = c.tf * df.idf(key) * weight;
                 (score, c.first, key, display)
             })

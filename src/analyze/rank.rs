@@ -302,6 +302,11 @@ pub(super) fn split_at(run: &[Tok]) -> Option<usize> {
         .position(|t| t.kind == Kind::Suffix && SPLITTERS.contains(&t.surface))
 }
 
+/// Whether a Japanese word ends as an organisation's name does (金融庁, 中国人民銀行).
+pub(super) fn org_name(surface: &str) -> bool {
+    ORG_TAILS.iter().any(|o| surface.ends_with(o))
+}
+
 /// Whether a Japanese compound is a name: it has a 固有名詞 (組織, 人名, 地域) or ends as an
 /// organisation's name does.
 pub(super) fn japanese_name(run: &[Tok], surface: &str) -> bool {
@@ -454,17 +459,22 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
 /// the quality set precision@3 rose from 0.716 to 0.726 with recall unchanged).
 pub(super) const THIRD_KEYWORD_SHARE: f64 = 0.2;
 
-/// The weight of a candidate beside its TF-IDF: names first, then phrases, then Japanese
-/// words, English common words last ("common nouns only when nothing better exists"), actions
-/// lowest.
-pub(super) fn weight(proper: bool, weak: bool, phrase: bool, english: bool) -> f64 {
+/// The weight of a candidate (its key) beside its TF-IDF: names first (an organisation's
+/// Japanese name as much as an English name: 内閣府, 金融庁 are what readers tag, a 固有名詞 such
+/// as a place less), then phrases, then Japanese words (a lone two-character one, 年率, 赤字, 終値,
+/// says least), English common words last ("common nouns only when nothing better exists"),
+/// actions lowest.
+pub(super) fn weight(key: &str, proper: bool, weak: bool, phrase: bool) -> f64 {
+    let english = key.is_ascii();
     // A phrase says more than either of its words.
     let phrase = if phrase { 1.2 } else { 1.0 };
     let kind = match (proper, weak, english) {
         (true, _, true) => 2.0,
+        (true, _, false) if org_name(key) => 2.0,
         (true, _, false) => 1.4,
         (false, true, _) => 0.5,
         (false, false, true) => 0.7,
+        (false, false, false) if key.chars().nth(2).is_none() => 0.8,
         (false, false, false) => 1.0,
     };
     kind * phrase
@@ -610,12 +620,16 @@ mod tests {
 
     #[test]
     fn names_outweigh_phrases_outweigh_common_words() {
-        let name = weight(true, false, false, true);
-        let phrase = weight(false, false, true, true);
-        let common = weight(false, false, false, true);
-        let action = weight(false, true, false, true);
+        let name = weight("rust", true, false, false);
+        let phrase = weight("font parser", false, false, true);
+        let common = weight("parser", false, false, false);
+        let action = weight("rewrit", false, true, false);
         assert!(name > phrase && phrase > common && common > action);
-        assert!(weight(true, false, false, false) > weight(false, false, false, false));
+        assert!(weight("富士通", true, false, false) > weight("半導体", false, false, false));
+        // An organisation's Japanese name ranks as an English name; a lone two-character
+        // common word below a compound.
+        assert_eq!(weight("内閣府", true, false, false), name);
+        assert!(weight("年率", false, false, false) < weight("個人消費", false, false, false));
     }
 
     #[test]
