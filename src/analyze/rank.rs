@@ -462,13 +462,15 @@ pub(super) const THIRD_KEYWORD_SHARE: f64 = 0.2;
 /// The weight of a candidate (its key) beside its TF-IDF: names first (an organisation's
 /// Japanese name as much as an English name: 内閣府, 金融庁 are what readers tag, a 固有名詞 such
 /// as a place less), then phrases, then Japanese words (a lone two-character one, 年率, 赤字, 終値,
-/// says least), English common words last ("common nouns only when nothing better exists"),
+/// says least; so does a two-letter English name, AI, EU), English common words last ("common nouns only when nothing better exists"),
 /// actions lowest.
 pub(super) fn weight(key: &str, proper: bool, weak: bool, phrase: bool) -> f64 {
     let english = key.is_ascii();
     // A phrase says more than either of its words.
     let phrase = if phrase { 1.2 } else { 1.0 };
     let kind = match (proper, weak, english) {
+        // (a two-letter name is broad: AI, EU, UI, US)
+        (true, _, true) if key.len() == 2 && key.bytes().all(|b| b.is_ascii_lowercase()) => 1.0,
         (true, _, true) => 2.0,
         (true, _, false) if org_name(key) => 2.0,
         (true, _, false) => 1.4,
