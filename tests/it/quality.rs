@@ -7,6 +7,11 @@
 //!   aggregate figures are printed (precision@3 and recall@3, overall and per language), never an
 //!   item, a title or a miss, and the floors of the goal are set on it.
 //!
+//! Precision@3 is the share of shown keywords that are gold or acceptable; recall@3 the share of
+//! the gold tags a top 3 can show (at most 3 an item, "capped recall": a reader who tagged four
+//! words cannot have all four among three keywords) that are shown. The share of all gold tags
+//! (the measure before issue 25's second round) is printed beside it.
+//!
 //! Each part is ranked against its own document frequencies (global and per site, as an archive
 //! of those items would give them). Also checks that every keyword shown is found by the search
 //! analyser in its item, over both parts, and holds the regression tests of the misses the issues
@@ -211,18 +216,18 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 }
 
 /// The held-out part's floors. Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62,
-/// recall@3 ≥ 0.60; the ranking reached 0.669 (Japanese 0.711, English 0.629) and recall 0.505,
-/// so the language floor is the goal and the other two sit just below what was reached (a drop
-/// fails; raise them to the goal once it is met).
-const HELD_OUT_PRECISION_FLOOR: f64 = 0.66;
+/// recall@3 ≥ 0.60. Round 2 reached precision@3 0.688 (Japanese 0.728, English 0.650) and
+/// recall@3 0.530 (capped; 0.525 of all gold): the precision floors are the goal, the recall
+/// floor just below what was reached (a drop fails; raise it to the goal once it is met).
+const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.50;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
 
-/// Near the level the ranking reached on the tuning part when last tuned (0.726, Japanese
-/// 0.753, English 0.700; recall 0.580): a drop fails.
-const TUNING_PRECISION_FLOOR: f64 = 0.71;
-const TUNING_LANGUAGE_PRECISION_FLOOR: f64 = 0.68;
-const TUNING_RECALL_FLOOR: f64 = 0.57;
+/// Near the level the ranking reached on the tuning part when last tuned (0.759, Japanese
+/// 0.788, English 0.732; recall@3 0.655 capped): a drop fails.
+const TUNING_PRECISION_FLOOR: f64 = 0.74;
+const TUNING_LANGUAGE_PRECISION_FLOOR: f64 = 0.71;
+const TUNING_RECALL_FLOOR: f64 = 0.64;
 
 /// The floors one part's figures fall below, as messages.
 fn below_floors(part: Part, groups: &[(&str, Score)]) -> Vec<String> {
@@ -260,7 +265,8 @@ fn below_floors(part: Part, groups: &[(&str, Score)]) -> Vec<String> {
 }
 
 /// The tuning part, with its worst misses printed (run alone while tuning: `cargo test --test
-/// it quality::keyword_precision_and_recall_at_3_on_the_tuning_part`).
+/// it quality::keyword_precision_and_recall_at_3_on_the_tuning_part`; `MATOME_QUALITY_VERBOSE=1`
+/// prints every item).
 #[test]
 fn keyword_precision_and_recall_at_3_on_the_tuning_part() {
     let (tuning, misses) = evaluate(Part::Tuning);
