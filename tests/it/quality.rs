@@ -216,12 +216,12 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 }
 
 /// The held-out part's floors. Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62,
-/// recall@3 ≥ 0.60. Round 2 reached precision@3 0.688 (Japanese 0.728, English 0.650) and
-/// recall@3 0.530 (capped; 0.525 of all gold): the precision floors are the goal, the recall
+/// recall@3 ≥ 0.60. Round 2 reached precision@3 0.701 (Japanese 0.746, English 0.658) and
+/// recall@3 0.545 (capped; 0.540 of all gold): the precision floors are the goal, the recall
 /// floor just below what was reached (a drop fails; raise it to the goal once it is met).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.53;
 
 /// Near the level the ranking reached on the tuning part when last tuned (0.759, Japanese
 /// 0.788, English 0.732; recall@3 0.655 capped): a drop fails.
