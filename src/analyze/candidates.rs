@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{DocFreq, rank};
+use super::DocFreq;
 
 /// One candidate key of an item.
 pub(super) struct Cand<'t> {
@@ -26,7 +26,11 @@ impl Cand<'_> {
         self.phrase
             && (self.proper
                 || self.count >= 2
-                || (self.in_title && self.displays.keys().any(|w| rank::title_noun_phrase(w))))
+                || (self.in_title
+                    && self
+                        .displays
+                        .keys()
+                        .any(|w| super::headline::title_noun_phrase(w))))
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod candidates;
 pub mod df;
+mod headline;
 mod rank;
 pub mod sites;
 pub mod summary;
@@ -183,7 +184,7 @@ impl Analyzer {
                 !c.phrase
                     || c.proper
                     || c.count >= 2
-                    || (c.in_title && c.displays.keys().any(|d| rank::title_noun_phrase(d)))
+                    || (c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)))
             })
             .map(|(key, c)| {
                 let display = c

@@ -82,7 +82,7 @@ impl Analyzer {
             .position(|t| t.start >= title_end)
             .unwrap_or(toks.len());
         let mut title = Vec::new();
-        let headline = rank::Headline::of(
+        let headline = super::headline::Headline::of(
             &toks[..title_len],
             &joined[..title_end],
             &joined[title_end..],
@@ -134,7 +134,7 @@ impl Analyzer {
     pub(super) fn line_terms(
         &self,
         toks: &[Tok],
-        headline: Option<&rank::Headline>,
+        headline: Option<&super::headline::Headline>,
         out: &mut Vec<Term>,
     ) {
         let title_case = headline.is_some_and(|h| h.title_case);
