@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::rank;
+use super::DocFreq;
 
 /// One candidate key of an item.
 pub(super) struct Cand<'t> {
@@ -26,12 +26,16 @@ impl Cand<'_> {
         self.phrase
             && (self.proper
                 || self.count >= 2
-                || (self.in_title && self.displays.keys().any(|w| rank::title_noun_phrase(w))))
+                || (self.in_title
+                    && self
+                        .displays
+                        .keys()
+                        .any(|w| super::headline::title_noun_phrase(w))))
     }
 }
 
 /// Removes the fragments of kept phrases from `cands`.
-pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>) {
+pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>, df: &DocFreq) {
     // A phrase that only ever occurs inside a longer one ("small modular" in "small modular
     // reactors") is that longer phrase's fragment.
     // So is a word or phrase inside a longer name that holds it at least as often, or a
@@ -67,8 +71,53 @@ pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>) {
             })
         })
         .map(|(k, _)| *k)
+        .chain(absorbed_words(cands, df, inside))
         .collect();
     for k in fragments {
         cands.remove(k);
     }
 }
+
+/// Single words every occurrence of which stands inside a name or a recurring term ("Swiss"
+/// of "Swiss franc" and "Swiss National Bank", "Heat" of "heat pumps"): the phrases say it, the
+/// word alone is a fragment. A term's other words must be rare in the archive: a name before a
+/// common noun ("Kubernetes release", "Chrome update") is the name's phrase, not a term.
+fn absorbed_words<'a>(
+    cands: &FxHashMap<&'a str, Cand>,
+    df: &DocFreq,
+    inside: impl Fn(&str, &str) -> bool,
+) -> Vec<&'a str> {
+    let rare = |w: &str| {
+        let n = df.df.get(&super::term_hash(w)).copied().unwrap_or(0);
+        f64::from(n) <= (df.docs as f64 * RARE_SHARE).max(2.0)
+    };
+    cands
+        .iter()
+        // (a word with digits, inner capitals or in capitals is a name of its own: Zephyr-7,
+        // LazyCell, GPU; the key is lower case, so its displays tell)
+        .filter(|(k, c)| {
+            !c.phrase
+                && k.bytes().all(|b| b.is_ascii_lowercase())
+                && c.displays
+                    .keys()
+                    .all(|d| d.bytes().skip(1).all(|b| b.is_ascii_lowercase()))
+        })
+        .filter(|(k, c)| {
+            let held: usize = cands
+                .iter()
+                .filter(|(l, d)| {
+                    d.kept()
+                        && inside(k, l)
+                        && (d.proper || (d.count >= 2 && l.split(' ').all(|w| w == **k || rare(w))))
+                })
+                .map(|(_, d)| d.count)
+                .sum();
+            held >= c.count
+        })
+        .map(|(k, _)| *k)
+        .collect()
+}
+
+/// A word in at most this share of the archive's items (or in two) is rare: see
+/// [`absorbed_words`].
+const RARE_SHARE: f64 = 0.01;

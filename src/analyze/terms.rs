@@ -82,8 +82,15 @@ impl Analyzer {
             .position(|t| t.start >= title_end)
             .unwrap_or(toks.len());
         let mut title = Vec::new();
-        let headline = rank::Headline::of(&toks[..title_len], &joined[..title_end]);
+        let headline = super::headline::Headline::of(
+            &toks[..title_len],
+            &joined[..title_end],
+            &joined[title_end..],
+        );
         self.line_terms(&toks[..title_len], Some(&headline), &mut title);
+        let verb = headline
+            .verb
+            .map(|j| self.stem(&latin_word(&toks, j).0.to_lowercase()));
         self.quoted_names(&joined[..title_end], &mut title);
         let mut buf = String::new();
         let mut rest = &toks[title_len..];
@@ -116,18 +123,27 @@ impl Analyzer {
                 }
             })
             .collect();
-        ItemTerms { title, sentences }
+        ItemTerms {
+            title,
+            sentences,
+            verb,
+        }
     }
 
     /// Keyword candidates of one line of tokens; `headline` for a title (see [`Headline`]).
     pub(super) fn line_terms(
         &self,
         toks: &[Tok],
-        headline: Option<&rank::Headline>,
+        headline: Option<&super::headline::Headline>,
         out: &mut Vec<Term>,
     ) {
         let title_case = headline.is_some_and(|h| h.title_case);
         let mut i = 0;
+        if let Some((s, e)) = rank::hiragana_name(toks) {
+            let name: String = toks[s..e].iter().map(|t| t.surface).collect();
+            self.push_ja(&name, false, true, out);
+            i = e;
+        }
         while i < toks.len() {
             let joinable = |k: Kind| {
                 matches!(
@@ -270,7 +286,7 @@ impl Analyzer {
         first: &str,
         after: usize,
         toks: &[Tok],
-        named: bool,
+        mut named: bool,
         out: &mut Vec<Term>,
     ) {
         let capital = |w: &str| {
@@ -309,6 +325,10 @@ impl Analyzer {
                     || (words.len() == 1 && next_word(e2).is_some_and(|(w3, _)| capital(&w3))));
             if !joins {
                 break;
+            }
+            // (of, de … join a name even at a sentence's start: Bank of England cuts …)
+            if w != "and" {
+                named = true;
             }
             words.push(w);
             words.push(w2);
@@ -537,6 +557,9 @@ impl Term {
 pub struct ItemTerms<'a> {
     pub(super) title: Vec<Term>,
     pub(super) sentences: Vec<Sentence<'a>>,
+    /// The stem of the title's verb ("falls" of "Dollar index falls to …"): no phrase of the
+    /// item holds it.
+    pub(super) verb: Option<String>,
 }
 
 /// One sentence of an item's text with its candidates and content words.

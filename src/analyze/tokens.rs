@@ -326,7 +326,7 @@ impl Analyzer {
 
 /// The Latin word starting at token `start` (letters and digits, with dotted parts: Next.js,
 /// Node.js, 3.13; a number after a hyphen: Chandrayaan-4, GPT-5, us-east-1; plus signs: C++,
-/// OPEC+, N+1) and the index of the token after it.
+/// OPEC+, N+1; a slash between names: JPCERT/CC) and the index of the token after it.
 pub(super) fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
     let mut word = String::new();
     let mut j = start;
@@ -342,6 +342,9 @@ pub(super) fn latin_word(toks: &[Tok], start: usize) -> (String, usize) {
         match joiner.surface {
             "." if matches!(next, Some(Kind::Latin | Kind::Number)) => {}
             "-" if next == Some(Kind::Number) => {}
+            // (names joined by a slash, one side with a capital: JPCERT/CC, TCP/IP, CI/CD)
+            "/" if next == Some(Kind::Latin)
+                && (has_upper(&word) || toks.get(j + 1).is_some_and(|t| has_upper(t.surface))) => {}
             "+" | "++" => {
                 word.push_str(joiner.surface);
                 j += 1;

@@ -252,6 +252,21 @@ fn analyze_recomputes_keywords_and_leaves_the_rest_untouched() {
     assert_eq!(after.body, "メモ\n");
     assert_eq!(after.updated, fetched.updated);
 
+    // --all re-tags an item whose keywords an older analyser wrote (issue 25: a new analyser
+    // version must reach the whole archive), and leaves the curator's note.
+    let mut stale = after.clone();
+    stale.items[1].keywords = vec!["stale keyword".into()];
+    site.write(rel, stale.to_text());
+    let out = site.matome(&["analyze", "--all"]);
+    out.assert_success();
+    assert!(out.stdout.contains("1 files rewritten"), "{out:?}");
+    let retagged = Snapshot::parse(&site.read(rel), rel).unwrap();
+    assert_eq!(
+        retagged.items, fetched.items,
+        "re-tagged as fetch tagged it"
+    );
+    assert_eq!(retagged.body, "メモ\n");
+
     // --all with nothing changed rewrites nothing.
     let text = site.read(rel);
     let out = site.matome(&["analyze", "--all"]);

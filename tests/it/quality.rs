@@ -7,6 +7,11 @@
 //!   aggregate figures are printed (precision@3 and recall@3, overall and per language), never an
 //!   item, a title or a miss, and the floors of the goal are set on it.
 //!
+//! Precision@3 is the share of shown keywords that are gold or acceptable; recall@3 the share of
+//! the gold tags a top 3 can show (at most 3 an item, "capped recall": a reader who tagged four
+//! words cannot have all four among three keywords) that are shown. The share of all gold tags
+//! (the measure before issue 25's second round) is printed beside it.
+//!
 //! Each part is ranked against its own document frequencies (global and per site, as an archive
 //! of those items would give them). Also checks that every keyword shown is found by the search
 //! analyser in its item, over both parts, and holds the regression tests of the misses the issues
@@ -97,6 +102,8 @@ struct Score {
     gold_hits: usize,
     predicted: usize,
     gold: usize,
+    /// Gold tags a top 3 can hold: at most 3 an item (recall's denominator).
+    gold_cap: usize,
 }
 
 impl Score {
@@ -104,7 +111,15 @@ impl Score {
         self.hits as f64 / self.predicted.max(1) as f64
     }
 
+    /// Recall@3: gold tags shown / the gold tags three keywords can show (min(3, gold) an
+    /// item: a reader's fourth tag is no miss of a top 3; BEIR's "capped recall").
     fn recall(&self) -> f64 {
+        self.gold_hits as f64 / self.gold_cap.max(1) as f64
+    }
+
+    /// Gold tags shown / all gold tags (the measure before issue 25's second round; printed
+    /// beside recall@3 so the two can be compared).
+    fn recall_of_all_gold(&self) -> f64 {
         self.gold_hits as f64 / self.gold.max(1) as f64
     }
 }
@@ -169,6 +184,7 @@ fn evaluate(part: Part) -> (Vec<(&'static str, Score)>, Vec<Miss>) {
                 s.gold_hits += gold_hits;
                 s.predicted += p.len();
                 s.gold += gl.len();
+                s.gold_cap += gl.len().min(3);
             }
         }
     }
@@ -180,14 +196,17 @@ fn evaluate(part: Part) -> (Vec<(&'static str, Score)>, Vec<Miss>) {
 fn print_scores(part: Part, groups: &[(&str, Score)]) {
     for (name, s) in groups {
         println!(
-            "{} {name}: precision@3 {:.3}, recall@3 {:.3} ({} right of {} shown, {} of {} gold)",
+            "{} {name}: precision@3 {:.3}, recall@3 {:.3} ({} right of {} shown, {} of {} gold \
+             a top 3 can show; of all {} gold {:.3})",
             part.name(),
             s.precision(),
             s.recall(),
             s.hits,
             s.predicted,
             s.gold_hits,
-            s.gold
+            s.gold_cap,
+            s.gold,
+            s.recall_of_all_gold()
         );
     }
 }
@@ -197,21 +216,59 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 }
 
 /// The held-out part's floors. Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62,
-/// recall@3 ≥ 0.60; the ranking reached 0.669 (Japanese 0.711, English 0.629) and recall 0.505,
-/// so the language floor is the goal and the other two sit just below what was reached (a drop
-/// fails; raise them to the goal once it is met).
-const HELD_OUT_PRECISION_FLOOR: f64 = 0.66;
+/// recall@3 ≥ 0.60. Round 2 reached precision@3 0.701 (Japanese 0.746, English 0.658) and
+/// recall@3 0.545 (capped; 0.540 of all gold): the precision floors are the goal, the recall
+/// floor just below what was reached (a drop fails; raise it to the goal once it is met).
+const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.50;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.53;
 
-/// Near the level the ranking reached on the tuning part when last tuned (0.726, Japanese
-/// 0.753, English 0.700; recall 0.580): a drop fails.
-const TUNING_PRECISION_FLOOR: f64 = 0.71;
-const TUNING_LANGUAGE_PRECISION_FLOOR: f64 = 0.68;
-const TUNING_RECALL_FLOOR: f64 = 0.57;
+/// Near the level the ranking reached on the tuning part when last tuned (0.759, Japanese
+/// 0.788, English 0.732; recall@3 0.655 capped): a drop fails.
+const TUNING_PRECISION_FLOOR: f64 = 0.74;
+const TUNING_LANGUAGE_PRECISION_FLOOR: f64 = 0.71;
+const TUNING_RECALL_FLOOR: f64 = 0.64;
 
+/// The floors one part's figures fall below, as messages.
+fn below_floors(part: Part, groups: &[(&str, Score)]) -> Vec<String> {
+    let (p_floor, lang_floor, r_floor) = match part {
+        Part::Tuning => (
+            TUNING_PRECISION_FLOOR,
+            TUNING_LANGUAGE_PRECISION_FLOOR,
+            TUNING_RECALL_FLOOR,
+        ),
+        Part::HeldOut => (
+            HELD_OUT_PRECISION_FLOOR,
+            HELD_OUT_LANGUAGE_PRECISION_FLOOR,
+            HELD_OUT_RECALL_FLOOR,
+        ),
+    };
+    let mut failed = Vec::new();
+    let all = score(groups, "all");
+    if all.precision() < p_floor {
+        failed.push(format!(
+            "{} precision@3 {:.3}",
+            part.name(),
+            all.precision()
+        ));
+    }
+    if all.recall() < r_floor {
+        failed.push(format!("{} recall@3 {:.3}", part.name(), all.recall()));
+    }
+    for language in ["Japanese", "English"] {
+        let p = score(groups, language).precision();
+        if p < lang_floor {
+            failed.push(format!("{} {language} precision@3 {p:.3}", part.name()));
+        }
+    }
+    failed
+}
+
+/// The tuning part, with its worst misses printed (run alone while tuning: `cargo test --test
+/// it quality::keyword_precision_and_recall_at_3_on_the_tuning_part`; `MATOME_QUALITY_VERBOSE=1`
+/// prints every item).
 #[test]
-fn keyword_precision_and_recall_at_3_reach_the_floors_on_both_parts() {
+fn keyword_precision_and_recall_at_3_on_the_tuning_part() {
     let (tuning, misses) = evaluate(Part::Tuning);
     println!("tuning part, worst misses (right tags / shown, shown, gold):");
     for (hits, predicted, gold, title) in misses.iter().take(25) {
@@ -221,44 +278,17 @@ fn keyword_precision_and_recall_at_3_reach_the_floors_on_both_parts() {
         );
     }
     print_scores(Part::Tuning, &tuning);
+    let failed = below_floors(Part::Tuning, &tuning);
+    assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
+}
+
+/// The held-out part: only its aggregate figures are printed, and the floors of the goal hold.
+#[test]
+fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
     let (held_out, none) = evaluate(Part::HeldOut);
     assert!(none.is_empty());
     print_scores(Part::HeldOut, &held_out);
-    let mut failed = Vec::new();
-    for (part, groups, p_floor, lang_floor, r_floor) in [
-        (
-            Part::Tuning,
-            &tuning,
-            TUNING_PRECISION_FLOOR,
-            TUNING_LANGUAGE_PRECISION_FLOOR,
-            TUNING_RECALL_FLOOR,
-        ),
-        (
-            Part::HeldOut,
-            &held_out,
-            HELD_OUT_PRECISION_FLOOR,
-            HELD_OUT_LANGUAGE_PRECISION_FLOOR,
-            HELD_OUT_RECALL_FLOOR,
-        ),
-    ] {
-        let all = score(groups, "all");
-        if all.precision() < p_floor {
-            failed.push(format!(
-                "{} precision@3 {:.3}",
-                part.name(),
-                all.precision()
-            ));
-        }
-        if all.recall() < r_floor {
-            failed.push(format!("{} recall@3 {:.3}", part.name(), all.recall()));
-        }
-        for language in ["Japanese", "English"] {
-            let p = score(groups, language).precision();
-            if p < lang_floor {
-                failed.push(format!("{} {language} precision@3 {p:.3}", part.name()));
-            }
-        }
-    }
+    let failed = below_floors(Part::HeldOut, &held_out);
     assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
 }
 

@@ -1,0 +1,186 @@
+//! What an English headline's shape says about its words: Title Case (its capitals mark
+//! nothing), the lower-case noun phrases a title may hold once ("chip factory", "Swiss franc"),
+//! and the headline's subject and verb ("Dollar index falls …"). The rules about words and
+//! weights are [`super::rank`]'s.
+
+use super::rank::NAME_CONNECTORS;
+use super::{Kind, Tok};
+
+/// Whether an English title is written in title case ("Omicron Crests, but Shots Are Still
+/// Keeping Americans Out of Hospitals"): then its capitals say nothing about names.
+pub fn title_case(title: &str) -> bool {
+    // Japanese titles have no case (their Latin words are names: Next.jsのApp Router).
+    if title.chars().any(|c| c >= '\u{3000}') {
+        return false;
+    }
+    let words: Vec<&str> = title
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '-'))
+        .filter(|w| w.len() >= 4 && w.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .collect();
+    let capital = words
+        .iter()
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+        .count();
+    words.len() >= 3 && capital * 4 >= words.len() * 3
+}
+
+/// Whether a phrase seen once, in a title, reads as a noun phrase: lower-case words of letters
+/// (hyphens allowed), the first not a verb's form (-s, -ed, -ing) unless hyphenated ("chip
+/// factory", "cloud outage", "free-threaded build", not "opens antitrust" or "launches
+/// Windows"); or a name or acronym before such words, the last not an -ed, -ing or -ly word
+/// ("Swiss franc", "ETF outflows", "MERGE statement"; the headline's verb never joins a phrase).
+pub(super) fn title_noun_phrase(phrase: &str) -> bool {
+    let mut words = phrase.split(' ');
+    let first = words.next().unwrap_or("");
+    let plain = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+    let rest: Vec<&str> = words.collect();
+    if !rest.iter().all(|w| plain(w)) {
+        return false;
+    }
+    if plain(first) {
+        // (a hyphenated first word is an adjective: free-threaded, hours-long)
+        return first.contains('-')
+            || !(first.ends_with('s') || first.ends_with("ed") || first.ends_with("ing"));
+    }
+    let last = rest.last().copied().unwrap_or("");
+    first.starts_with(|c: char| c.is_ascii_uppercase())
+        && first
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !last.is_empty()
+        && !(last.ends_with("ed") || last.ends_with("ing") || last.ends_with("ly"))
+}
+
+/// What a title's shape says about its English words.
+#[derive(Debug, Default)]
+pub(super) struct Headline {
+    /// Written in Title Case: capitals mark nothing.
+    pub title_case: bool,
+    /// Tokens before this index are the headline's subject, before its verb ("Microsoft" in
+    /// "Microsoft launches Windows 365"): names, though the first word's capital is a sentence's.
+    pub subject_end: usize,
+    /// The token index of that verb (an action, ranked low).
+    pub verb: Option<usize>,
+}
+
+impl Headline {
+    /// Reads the title's tokens (`text` is the title they come from, `body` the item's text).
+    pub fn of(toks: &[Tok], text: &str, body: &str) -> Headline {
+        let mut h = Headline {
+            title_case: title_case(text),
+            ..Headline::default()
+        };
+        if h.title_case {
+            return h;
+        }
+        // Capitalised words from the start (with of, and … between them), at most two
+        // lower-case nouns after them ("Dollar index", "Quantum startup"), then a lower-case
+        // word in -s that is not a possessive (centers'), not the last word and not a plural
+        // the text also writes after the word before it ("heat pumps" of "Heat pumps outsell
+        // gas boilers"): the verb.
+        let mut j = match toks.iter().position(|t| t.kind != Kind::Space) {
+            Some(j) if toks[j].kind == Kind::Latin => j,
+            _ => return h,
+        };
+        let (mut capitals, mut nouns) = (0, 0);
+        let mut prev = String::new();
+        loop {
+            let (word, end) = super::tokens::latin_word(toks, j);
+            let capital = word.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit());
+            if capital && nouns == 0 {
+                capitals += 1;
+            } else if capital || capitals == 0 {
+                return h;
+            } else if !NAME_CONNECTORS.contains(&word.as_str()) || nouns > 0 {
+                let verb = word.len() >= 4
+                    && word.ends_with('s')
+                    && !word.ends_with("ss")
+                    && word.bytes().all(|b| b.is_ascii_lowercase())
+                    && end + 1 < toks.len()
+                    && (toks[end].kind == Kind::Space || toks[end].surface == ",");
+                let next = super::tokens::latin_word(toks, end + 1).0;
+                if verb && !written_together(body, &prev, &word, &next) {
+                    // (after lower-case nouns the first capital is the sentence's, no name)
+                    h.subject_end = if nouns == 0 { j } else { 0 };
+                    h.verb = Some(j);
+                    return h;
+                }
+                nouns += 1;
+                if nouns > 2 || word.ends_with("ed") || word.ends_with("ing") {
+                    return h;
+                }
+            }
+            prev = word;
+            if end + 1 < toks.len()
+                && toks[end].kind == Kind::Space
+                && matches!(toks[end + 1].kind, Kind::Latin | Kind::Number)
+            {
+                j = end + 1;
+            } else {
+                return h;
+            }
+        }
+    }
+}
+
+/// Whether `body` has the words `a b` side by side (in any case) and not before `next` as
+/// in the title: a title's "Heat pumps" is a noun phrase when the text writes "heat pumps" in
+/// a sentence of its own ("Installations of heat pumps overtook …"), not when it repeats the
+/// headline ("Rust 1.80 stabilizes LazyCell").
+fn written_together(body: &str, a: &str, b: &str, next: &str) -> bool {
+    if a.is_empty() || body.len() < a.len() + b.len() + 1 {
+        return false;
+    }
+    let lower = body.to_ascii_lowercase();
+    let pair = format!("{} {}", a.to_ascii_lowercase(), b);
+    let next = format!(" {}", next.to_ascii_lowercase());
+    lower.match_indices(&pair).any(|(at, _)| {
+        let after = &lower[at + pair.len()..];
+        (at == 0 || !lower.as_bytes()[at - 1].is_ascii_alphanumeric())
+            && after
+                .bytes()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric())
+            && !after.starts_with(&next)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_lower_case_noun_phrases_of_a_title_count_once() {
+        for yes in [
+            "chip factory",
+            "cloud outage",
+            "free-threaded build",
+            "Swiss franc",
+            "ETF outflows",
+        ] {
+            assert!(title_noun_phrase(yes), "{yes}");
+        }
+        for no in [
+            "opens antitrust",
+            "launches Windows",
+            "cloud PC",
+            "targeted wallets",
+            "Misconfigured DNS",
+            "Bitcoin slipped",
+        ] {
+            assert!(!title_noun_phrase(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn title_case_is_told_from_sentence_case() {
+        assert!(title_case(
+            "Omicron Crests, but Shots Are Still Keeping Americans Out of Hospitals"
+        ));
+        assert!(!title_case(
+            "Microsoft launches Windows 365, a cloud PC for businesses"
+        ));
+        assert!(!title_case("Rust 1.80"));
+        assert!(!title_case("Next.jsのApp RouterでServer Actionsを使う"));
+    }
+}
