@@ -183,6 +183,16 @@ pub struct FetchSettings {
     pub allow_private: allow_private::AllowPrivate,
 }
 
+impl FetchSettings {
+    /// A failing feed's back-off (`backoff_base`, `backoff_max`).
+    pub fn backoff(&self) -> crate::backoff::Backoff {
+        crate::backoff::Backoff {
+            base: self.backoff_base,
+            max: self.backoff_max,
+        }
+    }
+}
+
 /// The default `[fetch] run_timeout`: 10 minutes of the hourly workflow's 45 (the rest is for
 /// installing matome on a cold cache, building, checking and uploading the site).
 pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(s::FETCH_RUN_TIMEOUT.u64());

@@ -1,4 +1,4 @@
-//! `matome analyze`: its arguments, the re-analysis (`reanalyze::reanalyze`) and its summary
+//! `matome analyze`: its arguments, the re-analysis (`analyze_archive::analyze_archive`) and its summary
 //! line.
 
 use std::path::Path;
@@ -16,7 +16,7 @@ pub struct AnalyzeArgs {
 
 /// Re-analyses the archive and reports it.
 pub fn run(root: &Path, args: AnalyzeArgs) -> Result<ExitCode> {
-    let r = crate::reanalyze::reanalyze(root, args.all)?;
+    let r = crate::analyze_archive::analyze_archive(root, args.all)?;
     println!(
         "{} items in the archive: {} analysed, {} files rewritten",
         r.items, r.analysed, r.files_rewritten

@@ -56,7 +56,7 @@ use rayon::prelude::*;
 use crate::config::{Config, DeploySettings};
 
 /// The deploy manifest's name under the prefix.
-pub const MANIFEST: &str = ".matome-deploy.json";
+pub const DEPLOY_MANIFEST: &str = ".matome-deploy.json";
 /// Bumped when the manifest's layout changes; another format is ignored (everything compares by
 /// ETag then).
 const MANIFEST_FORMAT: u32 = 1;
@@ -330,7 +330,7 @@ async fn run(
     // The listing: what the bucket holds under the prefix, key by key.
     let listing = bucket.lister.list(&settings).await?;
     let mut remote = listing.objects;
-    let manifest = match remote.contains_key(MANIFEST) {
+    let manifest = match remote.contains_key(DEPLOY_MANIFEST) {
         false => Manifest::default(),
         true => objects::read_manifest(&store, &settings).await?,
     };

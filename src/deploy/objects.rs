@@ -14,25 +14,25 @@ use object_store::path::Path as ObjectPath;
 use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt, PutOptions, PutPayload};
 
 use super::{
-    LocalFile, MANIFEST, MANIFEST_FORMAT, Manifest, Plan, RemoteObject, Upload, explain, hex, key,
-    object_url,
+    DEPLOY_MANIFEST, LocalFile, MANIFEST_FORMAT, Manifest, Plan, RemoteObject, Upload, explain,
+    hex, key, object_url,
 };
 use crate::config::DeploySettings;
 
 /// The manifest the last deploy wrote (the bucket lists it); one of another format is ignored
 /// with a warning (everything compares by ETag then).
 pub async fn read_manifest(store: &AmazonS3, settings: &DeploySettings) -> Result<Manifest> {
-    let manifest_key = key(settings, MANIFEST)?;
+    let manifest_key = key(settings, DEPLOY_MANIFEST)?;
     let bytes = async { store.get(&manifest_key).await?.bytes().await }
         .await
         .map_err(|e| explain(e, settings))
-        .with_context(|| format!("reading {}", object_url(settings, MANIFEST)))?;
+        .with_context(|| format!("reading {}", object_url(settings, DEPLOY_MANIFEST)))?;
     Ok(match serde_json::from_slice::<Manifest>(&bytes) {
         Ok(m) if m.format == MANIFEST_FORMAT => m,
         _ => {
             eprintln!(
                 "warning: {} is not a manifest this matome reads; comparing by ETag",
-                object_url(settings, MANIFEST)
+                object_url(settings, DEPLOY_MANIFEST)
             );
             Manifest::default()
         }
@@ -190,7 +190,7 @@ pub async fn write_manifest(
     attributes.insert(Attribute::CacheControl, "no-store".into());
     store
         .put_opts(
-            &key(settings, MANIFEST)?,
+            &key(settings, DEPLOY_MANIFEST)?,
             PutPayload::from(body),
             PutOptions {
                 attributes,
@@ -198,7 +198,7 @@ pub async fn write_manifest(
             },
         )
         .await
-        .with_context(|| format!("uploading {}", object_url(settings, MANIFEST)))?;
+        .with_context(|| format!("uploading {}", object_url(settings, DEPLOY_MANIFEST)))?;
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::DeploySettings;
 
-use super::{MANIFEST, MANIFEST_FORMAT};
+use super::{DEPLOY_MANIFEST, MANIFEST_FORMAT};
 
 /// One file of the output folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,7 +233,7 @@ pub fn plan(
     }
     out.deletes = remote
         .keys()
-        .filter(|k| !present.contains(k.as_str()) && k.as_str() != MANIFEST)
+        .filter(|k| !present.contains(k.as_str()) && k.as_str() != DEPLOY_MANIFEST)
         .cloned()
         .collect();
     out
@@ -383,7 +383,7 @@ mod tests {
             ("index.html".to_string(), obj("old-home")),
             ("keyword/a/index.html".to_string(), obj("old")),
             ("keyword/gone/index.html".to_string(), obj("g")),
-            (MANIFEST.to_string(), obj("mm")),
+            (DEPLOY_MANIFEST.to_string(), obj("mm")),
         ]);
         let p = plan(&local, &remote, &Manifest::default(), &s);
         let order: Vec<(Step, &str)> = p

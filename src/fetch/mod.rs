@@ -59,6 +59,11 @@ enum Outcome {
         error: String,
         retry_after: Option<Duration>,
     },
+    /// Cut short by the run's deadline (`fetch.run_timeout`); `started`: the feed had its slot
+    /// (else other feeds held every one).
+    DeadlineReached {
+        started: bool,
+    },
 }
 
 /// A feed that failed this run.
@@ -244,6 +249,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     // Turn entries into items, in config order, each new exactly once.
     let mut new_items = Vec::new();
     let day = now.date_naive();
+    let backoff = config.fetch.backoff();
     for (feed, outcome) in due.iter().zip(outcomes) {
         let fs = state.feeds.get_mut(&feed.url).expect("inserted above");
         match outcome {
@@ -252,21 +258,16 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                 fs.record_success(now);
             }
             Outcome::Failed { error, retry_after } => {
-                if error.starts_with(DEADLINE_REACHED) {
-                    report.deadline_cut += 1;
-                }
-                fs.record_failure(
-                    &feed.url,
-                    now,
-                    error.clone(),
-                    retry_after,
-                    config.fetch.backoff_base,
-                    config.fetch.backoff_max,
-                );
-                report.failed.push(Failure {
-                    url: feed.url.clone(),
-                    reason: error,
-                });
+                report
+                    .failed
+                    .push(failed(fs, &feed.url, now, error, retry_after, &backoff));
+            }
+            Outcome::DeadlineReached { started } => {
+                report.deadline_cut += 1;
+                let error = deadline_reached(config.fetch.run_timeout, started);
+                report
+                    .failed
+                    .push(failed(fs, &feed.url, now, error, None, &backoff));
             }
             Outcome::Fetched {
                 feed: parsed,
@@ -450,12 +451,8 @@ fn fetch_all(
                 };
                 match tokio::time::timeout_at(deadline, fetch).await {
                     Ok(outcome) => outcome,
-                    Err(_) => Outcome::Failed {
-                        error: deadline_reached(
-                            settings.run_timeout,
-                            started.load(std::sync::atomic::Ordering::Relaxed),
-                        ),
-                        retry_after: None,
+                    Err(_) => Outcome::DeadlineReached {
+                        started: started.load(std::sync::atomic::Ordering::Relaxed),
                     },
                 }
             }));
@@ -471,6 +468,10 @@ fn fetch_all(
                 *error = crate::text::one_line(error);
                 reporter.line(&format!("error: {}: {error}", feed.url));
             }
+            if let Outcome::DeadlineReached { started } = outcome {
+                let error = deadline_reached(settings.run_timeout, started);
+                reporter.line(&format!("error: {}: {error}", feed.url));
+            }
             reporter.tick();
             outcomes.push(outcome);
         }
@@ -482,8 +483,21 @@ fn fetch_all(
     Ok(outcomes)
 }
 
-/// How the failure of a feed the run deadline cut short begins.
-const DEADLINE_REACHED: &str = "run deadline reached";
+/// Records a feed's failure in its state; the failure for the run's report.
+fn failed(
+    fs: &mut FeedState,
+    url: &str,
+    now: DateTime<FixedOffset>,
+    error: String,
+    retry_after: Option<Duration>,
+    backoff: &crate::backoff::Backoff,
+) -> Failure {
+    fs.record_failure(url, now, error.clone(), retry_after, backoff);
+    Failure {
+        url: url.to_string(),
+        reason: error,
+    }
+}
 
 /// The failure recorded for a feed the run deadline cut short.
 fn deadline_reached(run_timeout: Duration, started: bool) -> String {
@@ -493,7 +507,7 @@ fn deadline_reached(run_timeout: Duration, started: bool) -> String {
         "before this feed's turn came (other feeds held every slot)"
     };
     format!(
-        "{DEADLINE_REACHED} {when}: the run stops after fetch.run_timeout = {}s",
+        "run deadline reached {when}: the run stops after fetch.run_timeout = {}s",
         run_timeout.as_secs_f64()
     )
 }
