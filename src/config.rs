@@ -3,8 +3,8 @@
 //! Owns parsing and validating the config (title, base_url, language, time zone, fetch settings,
 //! the feed list). It does not fetch anything; `matome feeds import` lives in [`crate::import`].
 //! Every error names the file, the key and the line. Beside it: `[[publish]]` and `[alerts]` in
-//! [`publish`], `[deploy]` in [`deploy`], the numeric ranges in `ranges.rs`, the unit tests in
-//! `config/tests.rs`.
+//! [`publish`], `[deploy]` in [`deploy`], every numeric setting's key, default, range and help
+//! in [`settings`] (checked as read by `ranges.rs`), the unit tests in `config/tests.rs`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -19,10 +19,11 @@ pub mod allow_private;
 pub mod deploy;
 pub mod publish;
 mod ranges;
+pub mod settings;
 
 pub use deploy::DeploySettings;
-pub use ranges::RANGES;
 use ranges::{Int, Ranges, Real};
+use settings as s;
 
 /// The config file's name at the site root.
 pub const CONFIG_FILE: &str = "matome.toml";
@@ -76,12 +77,12 @@ pub struct TrendSettings {
 impl Default for TrendSettings {
     fn default() -> Self {
         TrendSettings {
-            hour_window: 48,
-            day_window: 7,
-            min_count: 3,
-            min_score: 2.5,
-            top: 20,
-            cloud_words: 50,
+            hour_window: s::TRENDS_HOUR_WINDOW.usize(),
+            day_window: s::TRENDS_DAY_WINDOW.usize(),
+            min_count: s::TRENDS_MIN_COUNT.u32(),
+            min_score: s::TRENDS_MIN_SCORE.default,
+            top: s::TRENDS_TOP.usize(),
+            cloud_words: s::TRENDS_CLOUD_WORDS.usize(),
         }
     }
 }
@@ -112,12 +113,12 @@ pub struct BuildSettings {
 impl Default for BuildSettings {
     fn default() -> Self {
         BuildSettings {
-            items_per_page: 100,
-            digests_per_page: 24,
-            keyword_min_items: 2,
-            keyword_min_sites: 2,
-            keyword_max_pages: 10,
-            size_warning_mb: 900,
+            items_per_page: s::BUILD_ITEMS_PER_PAGE.usize(),
+            digests_per_page: s::BUILD_DIGESTS_PER_PAGE.usize(),
+            keyword_min_items: s::BUILD_KEYWORD_MIN_ITEMS.usize(),
+            keyword_min_sites: s::BUILD_KEYWORD_MIN_SITES.usize(),
+            keyword_max_pages: s::BUILD_KEYWORD_MAX_PAGES.usize(),
+            size_warning_mb: s::BUILD_SIZE_WARNING_MB.usize(),
         }
     }
 }
@@ -182,9 +183,19 @@ pub struct FetchSettings {
     pub allow_private: allow_private::AllowPrivate,
 }
 
+impl FetchSettings {
+    /// A failing feed's back-off (`backoff_base`, `backoff_max`).
+    pub fn backoff(&self) -> crate::backoff::Backoff {
+        crate::backoff::Backoff {
+            base: self.backoff_base,
+            max: self.backoff_max,
+        }
+    }
+}
+
 /// The default `[fetch] run_timeout`: 10 minutes of the hourly workflow's 45 (the rest is for
 /// installing matome on a cold cache, building, checking and uploading the site).
-pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(s::FETCH_RUN_TIMEOUT.u64());
 
 /// Settings of the analysis (`[analyze]` in matome.toml).
 #[derive(Debug, Clone, PartialEq)]
@@ -200,38 +211,37 @@ pub struct AnalyzeSettings {
 impl Default for AnalyzeSettings {
     fn default() -> Self {
         AnalyzeSettings {
-            keywords: 3,
-            summary_chars: 200,
-            summary_sentences: 3,
+            keywords: s::ANALYZE_KEYWORDS.usize(),
+            summary_chars: s::ANALYZE_SUMMARY_CHARS.usize(),
+            summary_sentences: s::ANALYZE_SUMMARY_SENTENCES.usize(),
         }
     }
 }
 
+pub use settings::MAX_RUN_TIMEOUT_SECS;
+
 /// The default `[fetch] max_bytes_per_feed_day`: 330 kB, so a month of one feed weighs at most
 /// ~10 MB whatever it sends (measured: 8–9 MB of site for the heaviest items), while 200
 /// ordinary items a day (~1.5 kB each) pass.
-pub const DEFAULT_MAX_BYTES_PER_FEED_DAY: u64 = 330_000;
-
-/// The largest `[fetch] run_timeout` accepted, in seconds: a day.
-pub const MAX_RUN_TIMEOUT_SECS: f64 = 86_400.0;
+pub const DEFAULT_MAX_BYTES_PER_FEED_DAY: u64 = s::FETCH_MAX_BYTES_PER_FEED_DAY.u64();
 
 impl Default for FetchSettings {
     fn default() -> Self {
         FetchSettings {
-            concurrency: 16,
-            per_host: 2,
-            connect_timeout: Duration::from_secs(10),
-            timeout: Duration::from_secs(30),
-            max_body_bytes: 8 * 1024 * 1024,
-            max_redirects: 5,
-            retry_after_max_wait: Duration::from_secs(10),
-            max_items_per_feed: 200,
-            max_items_per_feed_day: 200,
-            max_bytes_per_feed_day: DEFAULT_MAX_BYTES_PER_FEED_DAY,
-            max_title_chars: 300,
-            max_text_chars: 1000,
-            backoff_base: Duration::from_secs(3600),
-            backoff_max: Duration::from_secs(24 * 3600),
+            concurrency: s::FETCH_CONCURRENCY.usize(),
+            per_host: s::FETCH_PER_HOST.usize(),
+            connect_timeout: s::FETCH_CONNECT_TIMEOUT.duration(),
+            timeout: s::FETCH_TIMEOUT.duration(),
+            max_body_bytes: s::FETCH_MAX_BODY_BYTES.u64(),
+            max_redirects: s::FETCH_MAX_REDIRECTS.usize(),
+            retry_after_max_wait: s::FETCH_RETRY_AFTER_MAX_WAIT.duration(),
+            max_items_per_feed: s::FETCH_MAX_ITEMS_PER_FEED.usize(),
+            max_items_per_feed_day: s::FETCH_MAX_ITEMS_PER_FEED_DAY.usize(),
+            max_bytes_per_feed_day: s::FETCH_MAX_BYTES_PER_FEED_DAY.u64(),
+            max_title_chars: s::FETCH_MAX_TITLE_CHARS.usize(),
+            max_text_chars: s::FETCH_MAX_TEXT_CHARS.usize(),
+            backoff_base: s::FETCH_BACKOFF_BASE.duration(),
+            backoff_max: s::FETCH_BACKOFF_MAX.duration(),
             run_timeout: DEFAULT_RUN_TIMEOUT,
             allow_private: Default::default(),
         }
@@ -341,6 +351,90 @@ pub fn check_feed_url(url: &str) -> Result<(), String> {
     }
 }
 
+/// `[[feeds]]`: each URL an http(s) URL listed once, each with a category.
+fn feeds(
+    raw: Vec<RawFeed>,
+    text: &str,
+    at: &dyn Fn(std::ops::Range<usize>) -> String,
+) -> Result<Vec<FeedConfig>> {
+    let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.len());
+    let mut seen = std::collections::HashMap::new();
+    for f in raw {
+        let url = f.url.get_ref().trim().to_string();
+        if let Err(why) = check_feed_url(&url) {
+            bail!("{}: feeds.url: {why}", at(f.url.span()));
+        }
+        if let Some(first) = seen.insert(url.clone(), line_of(text, f.url.span().start)) {
+            bail!(
+                "{}: feeds.url: `{url}` is listed twice (first on line {first}); remove one",
+                at(f.url.span())
+            );
+        }
+        let category = f.category.get_ref().trim().to_string();
+        if category.is_empty() {
+            bail!(
+                "{}: feeds.category must not be empty",
+                at(f.category.span())
+            );
+        }
+        let site = f
+            .site
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        let kind = match f.kind.as_ref().map(|k| k.get_ref().as_str()) {
+            None | Some("news") => FeedKind::News,
+            Some("trends") => FeedKind::Trends,
+            Some(other) => bail!(
+                "{}: feeds.kind must be \"news\" or \"trends\", not {other:?}",
+                at(f.kind.as_ref().expect("some").span())
+            ),
+        };
+        feeds.push(FeedConfig {
+            url,
+            category,
+            site,
+            kind,
+        });
+    }
+    Ok(feeds)
+}
+
+impl RawAnalyze {
+    fn settings(self, r: &Ranges) -> Result<AnalyzeSettings> {
+        Ok(AnalyzeSettings {
+            keywords: r.int(self.keywords, &s::ANALYZE_KEYWORDS)?,
+            summary_chars: r.int(self.summary_chars, &s::ANALYZE_SUMMARY_CHARS)?,
+            summary_sentences: r.int(self.summary_sentences, &s::ANALYZE_SUMMARY_SENTENCES)?,
+        })
+    }
+}
+
+impl RawBuild {
+    fn settings(self, r: &Ranges) -> Result<BuildSettings> {
+        Ok(BuildSettings {
+            items_per_page: r.int(self.items_per_page, &s::BUILD_ITEMS_PER_PAGE)?,
+            digests_per_page: r.int(self.digests_per_page, &s::BUILD_DIGESTS_PER_PAGE)?,
+            keyword_min_items: r.int(self.keyword_min_items, &s::BUILD_KEYWORD_MIN_ITEMS)?,
+            keyword_min_sites: r.int(self.keyword_min_sites, &s::BUILD_KEYWORD_MIN_SITES)?,
+            keyword_max_pages: r.int(self.keyword_max_pages, &s::BUILD_KEYWORD_MAX_PAGES)?,
+            size_warning_mb: r.int(self.size_warning_mb, &s::BUILD_SIZE_WARNING_MB)?,
+        })
+    }
+}
+
+impl RawTrends {
+    fn settings(self, r: &Ranges) -> Result<TrendSettings> {
+        Ok(TrendSettings {
+            hour_window: r.int(self.hour_window, &s::TRENDS_HOUR_WINDOW)?,
+            day_window: r.int(self.day_window, &s::TRENDS_DAY_WINDOW)?,
+            min_count: r.int(self.min_count, &s::TRENDS_MIN_COUNT)?,
+            min_score: r.real(self.min_score, &s::TRENDS_MIN_SCORE)?,
+            top: r.int(self.top, &s::TRENDS_TOP)?,
+            cloud_words: r.int(self.cloud_words, &s::TRENDS_CLOUD_WORDS)?,
+        })
+    }
+}
+
 impl Config {
     /// Parses and validates config text. `name` is used in error messages (usually the path).
     pub fn parse(text: &str, name: &str) -> Result<Config> {
@@ -373,107 +467,12 @@ impl Config {
             })?,
         };
 
-        let fetch = Self::fetch_settings(raw.fetch, &at)?;
         let r = Ranges { at: &at };
-        let d = AnalyzeSettings::default();
-        let analyze = AnalyzeSettings {
-            keywords: r.int(raw.analyze.keywords, "analyze.keywords", d.keywords)?,
-            summary_chars: r.int(
-                raw.analyze.summary_chars,
-                "analyze.summary_chars",
-                d.summary_chars,
-            )?,
-            summary_sentences: r.int(
-                raw.analyze.summary_sentences,
-                "analyze.summary_sentences",
-                d.summary_sentences,
-            )?,
-        };
-
-        let b = BuildSettings::default();
-        let build = BuildSettings {
-            items_per_page: r.int(
-                raw.build.items_per_page,
-                "build.items_per_page",
-                b.items_per_page,
-            )?,
-            digests_per_page: r.int(
-                raw.build.digests_per_page,
-                "build.digests_per_page",
-                b.digests_per_page,
-            )?,
-            keyword_min_items: r.int(
-                raw.build.keyword_min_items,
-                "build.keyword_min_items",
-                b.keyword_min_items,
-            )?,
-            keyword_min_sites: r.int(
-                raw.build.keyword_min_sites,
-                "build.keyword_min_sites",
-                b.keyword_min_sites,
-            )?,
-            keyword_max_pages: r.int(
-                raw.build.keyword_max_pages,
-                "build.keyword_max_pages",
-                b.keyword_max_pages,
-            )?,
-            size_warning_mb: r.int(
-                raw.build.size_warning_mb,
-                "build.size_warning_mb",
-                b.size_warning_mb,
-            )?,
-        };
-
-        let d = TrendSettings::default();
-        let trends = TrendSettings {
-            hour_window: r.int(raw.trends.hour_window, "trends.hour_window", d.hour_window)?,
-            day_window: r.int(raw.trends.day_window, "trends.day_window", d.day_window)?,
-            min_count: r.int(raw.trends.min_count, "trends.min_count", d.min_count)?,
-            min_score: r.real(raw.trends.min_score, "trends.min_score", d.min_score)?,
-            top: r.int(raw.trends.top, "trends.top", d.top)?,
-            cloud_words: r.int(raw.trends.cloud_words, "trends.cloud_words", d.cloud_words)?,
-        };
-
-        let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.feeds.len());
-        let mut seen = std::collections::HashMap::new();
-        for f in raw.feeds {
-            let url = f.url.get_ref().trim().to_string();
-            if let Err(why) = check_feed_url(&url) {
-                bail!("{}: feeds.url: {why}", at(f.url.span()));
-            }
-            if let Some(first) = seen.insert(url.clone(), line_of(text, f.url.span().start)) {
-                bail!(
-                    "{}: feeds.url: `{url}` is listed twice (first on line {first}); remove one",
-                    at(f.url.span())
-                );
-            }
-            let category = f.category.get_ref().trim().to_string();
-            if category.is_empty() {
-                bail!(
-                    "{}: feeds.category must not be empty",
-                    at(f.category.span())
-                );
-            }
-            let site = f
-                .site
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty());
-            let kind = match f.kind.as_ref().map(|k| k.get_ref().as_str()) {
-                None | Some("news") => FeedKind::News,
-                Some("trends") => FeedKind::Trends,
-                Some(other) => bail!(
-                    "{}: feeds.kind must be \"news\" or \"trends\", not {other:?}",
-                    at(f.kind.as_ref().expect("some").span())
-                ),
-            };
-            feeds.push(FeedConfig {
-                url,
-                category,
-                site,
-                kind,
-            });
-        }
-
+        let fetch = Self::fetch_settings(raw.fetch, &at)?;
+        let analyze = raw.analyze.settings(&r)?;
+        let build = raw.build.settings(&r)?;
+        let trends = raw.trends.settings(&r)?;
+        let feeds = feeds(raw.feeds, text, &at)?;
         let publish = publish::publish_targets(raw.publish, text, &at)?;
         let alerts = publish::alert_settings(raw.alerts, name, &at)?;
         let deploy = raw
@@ -502,49 +501,27 @@ impl Config {
         raw: RawFetch,
         at: &dyn Fn(std::ops::Range<usize>) -> String,
     ) -> Result<FetchSettings> {
-        let d = FetchSettings::default();
         let r = Ranges { at };
         let base = raw.backoff_base.as_ref().map(|s| s.span());
         let settings = FetchSettings {
-            concurrency: r.int(raw.concurrency, "fetch.concurrency", d.concurrency)?,
-            per_host: r.int(raw.per_host, "fetch.per_host", d.per_host)?,
-            connect_timeout: r.secs(
-                raw.connect_timeout,
-                "fetch.connect_timeout",
-                d.connect_timeout,
-            )?,
-            timeout: r.secs(raw.timeout, "fetch.timeout", d.timeout)?,
-            max_body_bytes: r.int(raw.max_body_bytes, "fetch.max_body_bytes", d.max_body_bytes)?,
-            max_redirects: r.int(raw.max_redirects, "fetch.max_redirects", d.max_redirects)?,
-            retry_after_max_wait: r.secs(
-                raw.retry_after_max_wait,
-                "fetch.retry_after_max_wait",
-                d.retry_after_max_wait,
-            )?,
-            max_items_per_feed: r.int(
-                raw.max_items_per_feed,
-                "fetch.max_items_per_feed",
-                d.max_items_per_feed,
-            )?,
-            max_items_per_feed_day: r.int(
-                raw.max_items_per_feed_day,
-                "fetch.max_items_per_feed_day",
-                d.max_items_per_feed_day,
-            )?,
-            max_bytes_per_feed_day: r.int(
-                raw.max_bytes_per_feed_day,
-                "fetch.max_bytes_per_feed_day",
-                d.max_bytes_per_feed_day,
-            )?,
-            max_title_chars: r.int(
-                raw.max_title_chars,
-                "fetch.max_title_chars",
-                d.max_title_chars,
-            )?,
-            max_text_chars: r.int(raw.max_text_chars, "fetch.max_text_chars", d.max_text_chars)?,
-            backoff_base: r.secs(raw.backoff_base, "fetch.backoff_base", d.backoff_base)?,
-            backoff_max: r.secs(raw.backoff_max, "fetch.backoff_max", d.backoff_max)?,
-            run_timeout: r.secs(raw.run_timeout, "fetch.run_timeout", d.run_timeout)?,
+            concurrency: r.int(raw.concurrency, &s::FETCH_CONCURRENCY)?,
+            per_host: r.int(raw.per_host, &s::FETCH_PER_HOST)?,
+            connect_timeout: r.secs(raw.connect_timeout, &s::FETCH_CONNECT_TIMEOUT)?,
+            timeout: r.secs(raw.timeout, &s::FETCH_TIMEOUT)?,
+            max_body_bytes: r.int(raw.max_body_bytes, &s::FETCH_MAX_BODY_BYTES)?,
+            max_redirects: r.int(raw.max_redirects, &s::FETCH_MAX_REDIRECTS)?,
+            retry_after_max_wait: r
+                .secs(raw.retry_after_max_wait, &s::FETCH_RETRY_AFTER_MAX_WAIT)?,
+            max_items_per_feed: r.int(raw.max_items_per_feed, &s::FETCH_MAX_ITEMS_PER_FEED)?,
+            max_items_per_feed_day: r
+                .int(raw.max_items_per_feed_day, &s::FETCH_MAX_ITEMS_PER_FEED_DAY)?,
+            max_bytes_per_feed_day: r
+                .int(raw.max_bytes_per_feed_day, &s::FETCH_MAX_BYTES_PER_FEED_DAY)?,
+            max_title_chars: r.int(raw.max_title_chars, &s::FETCH_MAX_TITLE_CHARS)?,
+            max_text_chars: r.int(raw.max_text_chars, &s::FETCH_MAX_TEXT_CHARS)?,
+            backoff_base: r.secs(raw.backoff_base, &s::FETCH_BACKOFF_BASE)?,
+            backoff_max: r.secs(raw.backoff_max, &s::FETCH_BACKOFF_MAX)?,
+            run_timeout: r.secs(raw.run_timeout, &s::FETCH_RUN_TIMEOUT)?,
             allow_private: Self::allow_private(&raw.allow_private, at)?,
         };
         if settings.backoff_base > settings.backoff_max {

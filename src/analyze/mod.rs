@@ -7,7 +7,7 @@
 //! (compiled from Debian's mecab-ipadic by build.rs and embedded); Latin-script words are
 //! case-folded, filtered by a stop list and stemmed for matching. Knows nothing about HTTP or
 //! files beyond the document-frequency cache in [`df`]; rewriting snapshot files with fresh
-//! analyses is the `matome analyze` command's ([`crate::reanalyze`]).
+//! analyses is the `matome analyze` command's ([`crate::analyze_archive`]).
 
 mod candidates;
 pub mod df;

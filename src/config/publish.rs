@@ -388,52 +388,8 @@ fn oauth(
 /// One target's service settings, validated.
 fn service(raw: &RawTarget, name: &str, t: &Table) -> Result<Service> {
     Ok(match raw {
-        RawTarget::Bluesky(r) => {
-            let Some(h) = &r.handle else {
-                bail!(
-                    "{}: publish: kind = \"bluesky\" needs `handle` (e.g. \"matome.bsky.social\")",
-                    t.at()
-                );
-            };
-            Service::Bluesky(Bluesky {
-                handle: h.trim().trim_start_matches('@').to_string(),
-                service: match &r.service {
-                    Some(s) => t.url(s, "service")?,
-                    None => "https://bsky.social".to_string(),
-                },
-                password_env: t.env(
-                    &r.password_env,
-                    "password_env",
-                    "MATOME_BLUESKY_APP_PASSWORD",
-                )?,
-            })
-        }
-        RawTarget::Mastodon(r) => {
-            let Some(i) = &r.instance else {
-                bail!(
-                    "{}: publish: kind = \"mastodon\" needs `instance` (e.g. \"https://mastodon.social\")",
-                    t.at()
-                );
-            };
-            let visibility = match r.visibility.as_deref() {
-                None => "public".to_string(),
-                Some(v @ ("public" | "unlisted" | "private" | "direct")) => v.to_string(),
-                Some(_) => bail!(
-                    "{}: publish.visibility must be \"public\", \"unlisted\", \"private\" or \"direct\"",
-                    t.key("visibility")
-                ),
-            };
-            let max_chars = match r.max_chars {
-                None => None,
-                Some(_) => Some(t.range(r.max_chars, "max_chars", 100, 1_000_000, 500)? as usize),
-            };
-            Service::Mastodon(Mastodon {
-                instance: t.url(i, "instance")?,
-                token_env: t.env(&r.token_env, "token_env", "MATOME_MASTODON_TOKEN")?,
-                visibility,
-                max_chars,
-            })
-        }
+        RawTarget::Bluesky(r) => Service::Bluesky(bluesky(r, t)?),
+        RawTarget::Mastodon(r) => Service::Mastodon(mastodon(r, t)?),
         RawTarget::Slack(r) | RawTarget::Discord(r) => {
             let (kind, default) = match raw {
                 RawTarget::Slack(_) => ("slack", "MATOME_SLACK_WEBHOOK_URL"),
@@ -492,6 +448,56 @@ fn service(raw: &RawTarget, name: &str, t: &Table) -> Result<Service> {
             )? as usize,
             categories: r.categories.clone().unwrap_or_default(),
         }),
+    })
+}
+
+/// `kind = "bluesky"`: the handle (without `@`), the PDS, the app password's variable.
+fn bluesky(r: &RawBluesky, t: &Table) -> Result<Bluesky> {
+    let Some(h) = &r.handle else {
+        bail!(
+            "{}: publish: kind = \"bluesky\" needs `handle` (e.g. \"matome.bsky.social\")",
+            t.at()
+        );
+    };
+    Ok(Bluesky {
+        handle: h.trim().trim_start_matches('@').to_string(),
+        service: match &r.service {
+            Some(s) => t.url(s, "service")?,
+            None => "https://bsky.social".to_string(),
+        },
+        password_env: t.env(
+            &r.password_env,
+            "password_env",
+            "MATOME_BLUESKY_APP_PASSWORD",
+        )?,
+    })
+}
+
+/// `kind = "mastodon"`: the instance, the token's variable, the visibility, the length limit.
+fn mastodon(r: &RawMastodon, t: &Table) -> Result<Mastodon> {
+    let Some(i) = &r.instance else {
+        bail!(
+            "{}: publish: kind = \"mastodon\" needs `instance` (e.g. \"https://mastodon.social\")",
+            t.at()
+        );
+    };
+    let visibility = match r.visibility.as_deref() {
+        None => "public".to_string(),
+        Some(v @ ("public" | "unlisted" | "private" | "direct")) => v.to_string(),
+        Some(_) => bail!(
+            "{}: publish.visibility must be \"public\", \"unlisted\", \"private\" or \"direct\"",
+            t.key("visibility")
+        ),
+    };
+    let max_chars = match r.max_chars {
+        None => None,
+        Some(_) => Some(t.range(r.max_chars, "max_chars", 100, 1_000_000, 500)? as usize),
+    };
+    Ok(Mastodon {
+        instance: t.url(i, "instance")?,
+        token_env: t.env(&r.token_env, "token_env", "MATOME_MASTODON_TOKEN")?,
+        visibility,
+        max_chars,
     })
 }
 

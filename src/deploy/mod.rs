@@ -41,27 +41,22 @@
 //! character) is not the site's. It is never uploaded over or deleted, and the deploy names it
 //! (the first [`listing::FOREIGN_SHOWN`], then a count) instead of failing.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use futures_util::StreamExt;
 use md5::{Digest, Md5};
 use object_store::aws::{AmazonS3, AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::client::HttpConnector;
 use object_store::path::Path as ObjectPath;
-use object_store::{
-    Attribute, Attributes, BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutOptions,
-    PutPayload, RetryConfig,
-};
+use object_store::{BackoffConfig, ClientOptions, RetryConfig};
 use rayon::prelude::*;
 
 use crate::config::{Config, DeploySettings};
 
 /// The deploy manifest's name under the prefix.
-pub const MANIFEST: &str = ".matome-deploy.json";
+pub const DEPLOY_MANIFEST: &str = ".matome-deploy.json";
 /// Bumped when the manifest's layout changes; another format is ignored (everything compares by
 /// ETag then).
 const MANIFEST_FORMAT: u32 = 1;
@@ -78,6 +73,7 @@ pub struct DeployOptions {
 }
 
 pub mod listing;
+mod objects;
 pub mod plan;
 pub mod throttle;
 pub use plan::*;
@@ -320,6 +316,8 @@ pub fn deploy(root: &Path, opts: &DeployOptions) -> Result<DeployReport> {
     rt.block_on(run(bucket, settings, &output, local, opts, started))
 }
 
+/// The deploy as steps: list the bucket, read the last manifest, ask for the ETags the listing
+/// lacks, plan; then (unless a dry run) upload step by step, record the manifest, delete.
 async fn run(
     bucket: Bucket,
     settings: DeploySettings,
@@ -328,247 +326,45 @@ async fn run(
     opts: &DeployOptions,
     started: Instant,
 ) -> Result<DeployReport> {
-    let dry_run = opts.dry_run;
     let store = Arc::clone(&bucket.store);
     // The listing: what the bucket holds under the prefix, key by key.
     let listing = bucket.lister.list(&settings).await?;
     let mut remote = listing.objects;
-    let foreign = listing.foreign;
-    let manifest_key = key(&settings, MANIFEST)?;
-    let manifest = match remote.contains_key(MANIFEST) {
+    let manifest = match remote.contains_key(DEPLOY_MANIFEST) {
         false => Manifest::default(),
-        true => {
-            let bytes = async { store.get(&manifest_key).await?.bytes().await }
-                .await
-                .map_err(|e| explain(e, &settings))
-                .with_context(|| format!("reading {}", object_url(&settings, MANIFEST)))?;
-            match serde_json::from_slice::<Manifest>(&bytes) {
-                Ok(m) if m.format == MANIFEST_FORMAT => m,
-                _ => {
-                    eprintln!(
-                        "warning: {} is not a manifest this matome reads; comparing by ETag",
-                        object_url(&settings, MANIFEST)
-                    );
-                    Manifest::default()
-                }
-            }
-        }
+        true => objects::read_manifest(&store, &settings).await?,
     };
-    // A store that lists no ETags: ask for them (HEAD) where the manifest cannot vouch for the
-    // bytes, so a bucket that holds the site already (or a half-finished deploy) is not uploaded
-    // again.
-    let unknown: Vec<&LocalFile> = local
-        .iter()
-        .filter(|f| {
-            remote
-                .get(&f.rel)
-                .is_some_and(|r| r.e_tag.is_none() && r.size == f.size)
-                && manifest.files.get(&f.rel).is_none_or(|m| m.md5 != f.md5)
-        })
-        .collect();
-    let heads: Vec<(String, Option<String>)> =
-        futures_util::stream::iter(unknown.into_iter().map(|f| {
-            let store = Arc::clone(&store);
-            let settings = &settings;
-            async move {
-                let e_tag = match key(settings, &f.rel) {
-                    Ok(k) => store.head(&k).await.ok().and_then(|m| m.e_tag),
-                    Err(_) => None,
-                };
-                (f.rel.clone(), e_tag)
-            }
-        }))
-        .buffer_unordered(settings.concurrency)
-        .collect()
-        .await;
-    for (rel, e_tag) in heads {
-        if let Some(r) = remote.get_mut(&rel) {
-            r.e_tag = e_tag;
-        }
-    }
+    objects::ask_e_tags(&store, &settings, &local, &mut remote, &manifest).await;
     let plan = plan(&local, &remote, &manifest, &settings);
     let mut report = DeployReport {
         target: settings.url.clone(),
         files: local.len(),
         uploaded_bytes: plan.uploads().map(|u| u.size).sum(),
         plan,
-        dry_run,
+        dry_run: opts.dry_run,
         elapsed: Duration::ZERO,
-        foreign,
+        foreign: listing.foreign,
         throttle: Default::default(),
     };
-    if dry_run {
-        report.elapsed = started.elapsed();
-        report.throttle = bucket.limiter.stats();
-        return Ok(report);
-    }
-
-    let bar = if opts.progress {
-        let bar = indicatif::ProgressBar::new(report.plan.uploads().count() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} uploading [{bar:30}] {pos}/{len} objects {msg}",
-            )
-            .expect("valid template"),
+    if !opts.dry_run {
+        let uploaded =
+            objects::upload_steps(&store, &settings, output, &report.plan, opts.progress).await?;
+        let next = next_manifest(
+            &local,
+            &report.plan,
+            &remote,
+            &manifest,
+            &uploaded,
+            &settings,
         );
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    let mut e_tags: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for (step, uploads) in &report.plan.steps {
-        let results: Vec<(String, Result<Option<String>>)> =
-            futures_util::stream::iter(uploads.iter().map(|u| {
-                let store = Arc::clone(&store);
-                let settings = &settings;
-                let bar = &bar;
-                async move {
-                    let r = upload(&store, settings, output, u).await.with_context(|| {
-                        format!(
-                            "uploading {} to {}",
-                            output.join(&u.rel).display(),
-                            object_url(settings, &u.rel)
-                        )
-                    });
-                    bar.inc(1);
-                    (u.rel.clone(), r)
-                }
-            }))
-            .buffer_unordered(settings.concurrency)
-            .collect()
-            .await;
-        let mut failed = Vec::new();
-        for (rel, r) in results {
-            match r {
-                Ok(e_tag) => {
-                    e_tags.insert(rel, e_tag);
-                }
-                Err(e) => failed.push(format!("{e:#}")),
-            }
+        if next != manifest {
+            objects::write_manifest(&store, &settings, &next).await?;
         }
-        if !failed.is_empty() {
-            bail!(
-                "{} of {} object(s) of step {step:?} failed (the deploy stopped there, so no page links \
-                 to a missing object; run it again to finish):\n  {}",
-                failed.len(),
-                uploads.len(),
-                failed.join("\n  ")
-            );
-        }
-    }
-
-    bar.finish_and_clear();
-    // The manifest: every object the site now has, as the bucket holds it.
-    let by_rel: BTreeMap<&str, &Upload> =
-        report.plan.uploads().map(|u| (u.rel.as_str(), u)).collect();
-    let mut next = Manifest {
-        format: MANIFEST_FORMAT,
-        files: BTreeMap::new(),
-    };
-    for f in &local {
-        let e_tag = match by_rel.get(f.rel.as_str()) {
-            Some(_) => e_tags.get(&f.rel).cloned().flatten(),
-            // Unchanged: the listed ETag, else (a store that lists none) the one recorded.
-            None => remote
-                .get(&f.rel)
-                .and_then(|r| r.e_tag.clone())
-                .or_else(|| manifest.files.get(&f.rel).and_then(|m| m.e_tag.clone())),
-        };
-        next.files.insert(
-            f.rel.clone(),
-            ManifestEntry {
-                md5: f.md5.clone(),
-                size: f.size,
-                e_tag,
-                content_type: content_type(&f.rel).to_string(),
-                cache_control: cache_control(&f.rel, &settings).to_string(),
-            },
-        );
-    }
-    if next != manifest {
-        let body = serde_json::to_vec(&next).expect("the manifest serialises");
-        let mut attributes = Attributes::new();
-        attributes.insert(Attribute::ContentType, "application/json".into());
-        attributes.insert(Attribute::CacheControl, "no-store".into());
-        store
-            .put_opts(
-                &manifest_key,
-                PutPayload::from(body),
-                PutOptions {
-                    attributes,
-                    ..Default::default()
-                },
-            )
-            .await
-            .with_context(|| format!("uploading {}", object_url(&settings, MANIFEST)))?;
-    }
-
-    // Deletions last: nothing the new pages link to is among them. In batches (S3's
-    // DeleteObjects takes up to 1000 keys a request).
-    let keys: Vec<object_store::Result<ObjectPath>> = report
-        .plan
-        .deletes
-        .iter()
-        .map(|rel| {
-            key(&settings, rel).map_err(|e| object_store::Error::Generic {
-                store: "S3",
-                source: e.into(),
-            })
-        })
-        .collect();
-    let results: Vec<object_store::Result<ObjectPath>> = store
-        .delete_stream(futures_util::stream::iter(keys).boxed())
-        .collect()
-        .await;
-    let failed: Vec<String> = results
-        .into_iter()
-        .filter_map(|r| r.err())
-        .map(|e| format!("deleting under {}: {e}", settings.url))
-        .collect();
-    if !failed.is_empty() {
-        bail!(
-            "{} of {} deletion(s) failed (run the deploy again to finish):\n  {}",
-            failed.len(),
-            report.plan.deletes.len(),
-            failed.join("\n  ")
-        );
+        objects::delete(&store, &settings, &report.plan.deletes).await?;
     }
     report.elapsed = started.elapsed();
     report.throttle = bucket.limiter.stats();
     Ok(report)
-}
-
-async fn upload(
-    store: &AmazonS3,
-    settings: &DeploySettings,
-    output: &Path,
-    u: &Upload,
-) -> Result<Option<String>> {
-    let path = output.join(&u.rel);
-    let bytes = tokio::fs::read(&path)
-        .await
-        .with_context(|| format!("reading {}", path.display()))?;
-    if hex(&Md5::digest(&bytes)) != u.md5 {
-        bail!(
-            "{} changed while deploying (is a build running?): run the deploy again after it",
-            path.display()
-        );
-    }
-    let mut attributes = Attributes::new();
-    attributes.insert(Attribute::ContentType, u.content_type.into());
-    attributes.insert(Attribute::CacheControl, u.cache_control.clone().into());
-    let r = store
-        .put_opts(
-            &key(settings, &u.rel)?,
-            PutPayload::from(bytes),
-            PutOptions {
-                attributes,
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(|e| explain(e, settings))?;
-    Ok(r.e_tag)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::DeploySettings;
 
-use super::MANIFEST;
+use super::{DEPLOY_MANIFEST, MANIFEST_FORMAT};
 
 /// One file of the output folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,10 +233,48 @@ pub fn plan(
     }
     out.deletes = remote
         .keys()
-        .filter(|k| !present.contains(k.as_str()) && k.as_str() != MANIFEST)
+        .filter(|k| !present.contains(k.as_str()) && k.as_str() != DEPLOY_MANIFEST)
         .cloned()
         .collect();
     out
+}
+
+/// The manifest after the uploads: every object the site now has, as the bucket holds it (an
+/// uploaded object with the ETag its upload answered; an unchanged one with the listed ETag,
+/// else, for a store that lists none, the one recorded).
+pub fn next_manifest(
+    local: &[LocalFile],
+    plan: &Plan,
+    remote: &BTreeMap<String, RemoteObject>,
+    manifest: &Manifest,
+    uploaded: &BTreeMap<String, Option<String>>,
+    settings: &DeploySettings,
+) -> Manifest {
+    let by_rel: BTreeSet<&str> = plan.uploads().map(|u| u.rel.as_str()).collect();
+    let mut next = Manifest {
+        format: MANIFEST_FORMAT,
+        files: BTreeMap::new(),
+    };
+    for f in local {
+        let e_tag = match by_rel.contains(f.rel.as_str()) {
+            true => uploaded.get(&f.rel).cloned().flatten(),
+            false => remote
+                .get(&f.rel)
+                .and_then(|r| r.e_tag.clone())
+                .or_else(|| manifest.files.get(&f.rel).and_then(|m| m.e_tag.clone())),
+        };
+        next.files.insert(
+            f.rel.clone(),
+            ManifestEntry {
+                md5: f.md5.clone(),
+                size: f.size,
+                e_tag,
+                content_type: content_type(&f.rel).to_string(),
+                cache_control: cache_control(&f.rel, settings).to_string(),
+            },
+        );
+    }
+    next
 }
 
 #[cfg(test)]
@@ -345,7 +383,7 @@ mod tests {
             ("index.html".to_string(), obj("old-home")),
             ("keyword/a/index.html".to_string(), obj("old")),
             ("keyword/gone/index.html".to_string(), obj("g")),
-            (MANIFEST.to_string(), obj("mm")),
+            (DEPLOY_MANIFEST.to_string(), obj("mm")),
         ]);
         let p = plan(&local, &remote, &Manifest::default(), &s);
         let order: Vec<(Step, &str)> = p

@@ -11,6 +11,7 @@
 //! as failed ("run deadline reached"), and what was fetched by then is written as usual.
 
 pub mod address;
+mod admit;
 pub mod daily;
 pub mod decode;
 mod guard;
@@ -33,8 +34,9 @@ use tokio::sync::Semaphore;
 
 use crate::analyze::DocFreq;
 use crate::config::{Config, FeedConfig, FetchSettings};
-use crate::content::{self, Snapshot};
+use crate::content;
 use crate::fsutil::SiteLock;
+use admit::{Admission, write_snapshot};
 use state::{FeedState, FetchState};
 
 /// How a run is asked to behave.
@@ -58,6 +60,11 @@ enum Outcome {
     Failed {
         error: String,
         retry_after: Option<Duration>,
+    },
+    /// Cut short by the run's deadline (`fetch.run_timeout`); `started`: the feed had its slot
+    /// (else other feeds held every one).
+    DeadlineReached {
+        started: bool,
     },
 }
 
@@ -214,19 +221,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         run_timeout: config.fetch.run_timeout,
         ..Default::default()
     };
-    let mut due = Vec::new();
-    for feed in &config.feeds {
-        let fs = state.feeds.entry(feed.url.clone()).or_default();
-        if fs.is_due(now) {
-            due.push(feed.clone());
-        } else {
-            report.deferred.push(Deferred {
-                url: feed.url.clone(),
-                until: fs.next_attempt.expect("not due means a next attempt"),
-                failures: fs.consecutive_failures,
-            });
-        }
-    }
+    let due = due_feeds(&config, &mut state, now, &mut report);
     let reporter = Reporter::new(due.len(), opts.progress);
     for d in &report.deferred {
         reporter.line(&format!(
@@ -244,6 +239,7 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     // Turn entries into items, in config order, each new exactly once.
     let mut new_items = Vec::new();
     let day = now.date_naive();
+    let backoff = config.fetch.backoff();
     for (feed, outcome) in due.iter().zip(outcomes) {
         let fs = state.feeds.get_mut(&feed.url).expect("inserted above");
         match outcome {
@@ -252,21 +248,16 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                 fs.record_success(now);
             }
             Outcome::Failed { error, retry_after } => {
-                if error.starts_with(DEADLINE_REACHED) {
-                    report.deadline_cut += 1;
-                }
-                fs.record_failure(
-                    &feed.url,
-                    now,
-                    error.clone(),
-                    retry_after,
-                    config.fetch.backoff_base,
-                    config.fetch.backoff_max,
-                );
-                report.failed.push(Failure {
-                    url: feed.url.clone(),
-                    reason: error,
-                });
+                report
+                    .failed
+                    .push(failed(fs, &feed.url, now, error, retry_after, &backoff));
+            }
+            Outcome::DeadlineReached { started } => {
+                report.deadline_cut += 1;
+                let error = deadline_reached(config.fetch.run_timeout, started);
+                report
+                    .failed
+                    .push(failed(fs, &feed.url, now, error, None, &backoff));
             }
             Outcome::Fetched {
                 feed: parsed,
@@ -274,58 +265,16 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
                 last_modified,
             } => {
                 report.ok += 1;
-                fs.record_success(now);
-                if parsed.title.is_some() {
-                    fs.title = parsed.title.clone();
-                }
-                if fs.site.is_none() {
-                    fs.site = fs.title.clone();
-                }
-                let site = site_name(feed, fs);
-                let cx = parse::ItemContext {
-                    feed_url: &feed.url,
-                    kind: feed.kind,
-                    category: &feed.category,
-                    site: &site,
-                    now,
-                    tz: config.timezone,
-                    settings: &config.fetch,
+                let validators = http::Validators {
+                    etag,
+                    last_modified,
                 };
-                let before = new_items.len();
-                let mut bad_dates = 0;
-                // The feed's daily budgets: new items past them wait (not marked seen) for a
-                // later day's run, which fetches the feed in full again (no validators kept).
-                let mut budget = daily::DayBudget::of(fs, day, &config.fetch);
-                for entry in parsed.entries.iter().take(config.fetch.max_items_per_feed) {
-                    let item = parse::to_item(entry, &cx);
-                    if seen.contains(&item.key())
-                        || budget.admit(weight::weigh(&item).bytes()) != daily::Admit::Take
-                    {
-                        continue;
-                    }
-                    seen.insert(item.key());
-                    bad_dates += usize::from(parse::implausible_date(entry, now));
-                    new_items.push(item);
-                }
-                fs.items_waiting = budget.waiting();
-                fs.items_too_large = budget.too_large;
-                if budget.waiting() == 0 {
-                    fs.etag = etag;
-                    fs.last_modified = last_modified;
-                } else {
-                    fs.etag = None;
-                    fs.last_modified = None;
-                }
-                for note in budget.notes(&feed.url, &config.fetch) {
-                    eprintln!("{note}");
-                }
-                if bad_dates > 0 {
-                    eprintln!(
-                        "note: {}: {bad_dates} new item(s) had an implausible date (before 1990 or more than a day ahead); archived with the run time",
-                        feed.url
-                    );
-                }
-                fs.items_archived += (new_items.len() - before) as u64;
+                let cx = Admission {
+                    config: &config,
+                    now,
+                    day,
+                };
+                cx.admit(fs, feed, &parsed, validators, &mut seen, &mut new_items);
             }
         }
     }
@@ -349,39 +298,36 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
 
     report.new_items = new_items.len();
     if !new_items.is_empty() {
-        let hour = content::digest_hour(now.to_utc(), config.timezone);
-        let rel = content::snapshot_rel_path(&hour);
-        let path = root.join(&rel);
-        let mut snapshot = if path.exists() {
-            // Never rewrite a file we cannot read (the curator's note would be lost). The state
-            // is not saved either, so the next run fetches these items again once it is fixed.
-            Snapshot::load(&path).context(
-                "this hour's snapshot does not parse, so the new items cannot be added to it; \
-                 nothing was written: fix the file and run again",
-            )?
-        } else {
-            Snapshot {
-                hour,
-                updated: now,
-                items: Vec::new(),
-                body: String::new(),
-            }
-        };
-        snapshot.updated = now;
-        snapshot.items.extend(new_items);
-        // The snapshot lands before the state: if the run dies in between, the next run fetches
-        // again (the old validators) and finds the items already archived.
-        let text = snapshot.to_text();
-        crate::fsutil::write_atomic(&path, text.as_bytes())
-            .with_context(|| format!("writing snapshot {}", rel.display()))?;
-        archive.remember(root, &path, &text, &snapshot);
-        report.written = Some(rel);
+        report.written = Some(write_snapshot(root, &config, now, new_items, &mut archive)?);
     }
     if let Some(df) = df.take() {
         df.save(root)?;
     }
     state.save(root)?;
     Ok(report)
+}
+
+/// The feeds due now, in config order; the others are reported as deferred (backing off).
+fn due_feeds(
+    config: &Config,
+    state: &mut FetchState,
+    now: DateTime<FixedOffset>,
+    report: &mut RunReport,
+) -> Vec<FeedConfig> {
+    let mut due = Vec::new();
+    for feed in &config.feeds {
+        let fs = state.feeds.entry(feed.url.clone()).or_default();
+        if fs.is_due(now) {
+            due.push(feed.clone());
+        } else {
+            report.deferred.push(Deferred {
+                url: feed.url.clone(),
+                until: fs.next_attempt.expect("not due means a next attempt"),
+                failures: fs.consecutive_failures,
+            });
+        }
+    }
+    due
 }
 
 /// The site name of a feed: the configured one, else the feed's first title (kept in the
@@ -450,12 +396,8 @@ fn fetch_all(
                 };
                 match tokio::time::timeout_at(deadline, fetch).await {
                     Ok(outcome) => outcome,
-                    Err(_) => Outcome::Failed {
-                        error: deadline_reached(
-                            settings.run_timeout,
-                            started.load(std::sync::atomic::Ordering::Relaxed),
-                        ),
-                        retry_after: None,
+                    Err(_) => Outcome::DeadlineReached {
+                        started: started.load(std::sync::atomic::Ordering::Relaxed),
                     },
                 }
             }));
@@ -471,6 +413,10 @@ fn fetch_all(
                 *error = crate::text::one_line(error);
                 reporter.line(&format!("error: {}: {error}", feed.url));
             }
+            if let Outcome::DeadlineReached { started } = outcome {
+                let error = deadline_reached(settings.run_timeout, started);
+                reporter.line(&format!("error: {}: {error}", feed.url));
+            }
             reporter.tick();
             outcomes.push(outcome);
         }
@@ -482,8 +428,21 @@ fn fetch_all(
     Ok(outcomes)
 }
 
-/// How the failure of a feed the run deadline cut short begins.
-const DEADLINE_REACHED: &str = "run deadline reached";
+/// Records a feed's failure in its state; the failure for the run's report.
+fn failed(
+    fs: &mut FeedState,
+    url: &str,
+    now: DateTime<FixedOffset>,
+    error: String,
+    retry_after: Option<Duration>,
+    backoff: &crate::backoff::Backoff,
+) -> Failure {
+    fs.record_failure(url, now, error.clone(), retry_after, backoff);
+    Failure {
+        url: url.to_string(),
+        reason: error,
+    }
+}
 
 /// The failure recorded for a feed the run deadline cut short.
 fn deadline_reached(run_timeout: Duration, started: bool) -> String {
@@ -493,7 +452,7 @@ fn deadline_reached(run_timeout: Duration, started: bool) -> String {
         "before this feed's turn came (other feeds held every slot)"
     };
     format!(
-        "{DEADLINE_REACHED} {when}: the run stops after fetch.run_timeout = {}s",
+        "run deadline reached {when}: the run stops after fetch.run_timeout = {}s",
         run_timeout.as_secs_f64()
     )
 }

@@ -21,12 +21,12 @@ pub use budget::Budget;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedFeed {
     pub title: Option<String>,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<FeedEntry>,
 }
 
 /// One entry as the feed gave it (text already plain, not yet bounded).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub struct FeedEntry {
     /// The GUID / id, when the feed has one.
     pub guid: Option<String>,
     pub link: Option<String>,
@@ -121,7 +121,7 @@ fn parse_feed_inner(text: &str, url: &str, nodes: usize) -> Result<ParsedFeed, S
                 .filter(|b| !b.trim().is_empty())
                 .or(e.summary.as_ref().map(|s| s.content.as_str()))
                 .unwrap_or("");
-            Entry {
+            FeedEntry {
                 guid: Some(e.id.trim().to_string()).filter(|s| !s.is_empty()),
                 link,
                 title,
@@ -131,7 +131,7 @@ fn parse_feed_inner(text: &str, url: &str, nodes: usize) -> Result<ParsedFeed, S
             }
         })
         .collect();
-    let mut entries: Vec<Entry> = entries;
+    let mut entries: Vec<FeedEntry> = entries;
     // feed-rs does not keep unknown namespaces: read Google Trends' elements ourselves.
     if text.contains("approx_traffic") || text.contains("news_item") {
         add_trends(text, &mut entries, base.as_ref(), nodes);
@@ -149,7 +149,7 @@ fn parse_feed_inner(text: &str, url: &str, nodes: usize) -> Result<ParsedFeed, S
 ///
 /// The document is held as a tree: at most four nodes (elements, attributes, texts) per node of
 /// the parse budget, else the trend data is left out.
-fn add_trends(text: &str, entries: &mut [Entry], base: Option<&url::Url>, nodes: usize) {
+fn add_trends(text: &str, entries: &mut [FeedEntry], base: Option<&url::Url>, nodes: usize) {
     let Ok(doc) = roxmltree::Document::parse_with_options(
         text,
         roxmltree::ParsingOptions {
@@ -292,7 +292,7 @@ pub(crate) fn test_context(settings: &FetchSettings) -> ItemContext<'_> {
 
 /// The item's stable id: the GUID, else the link, else a hash of title and text. Never random,
 /// or the item would be archived again every hour.
-pub fn stable_id(entry: &Entry) -> String {
+pub fn stable_id(entry: &FeedEntry) -> String {
     if let Some(g) = &entry.guid {
         return text::one_line(g);
     }
@@ -321,7 +321,7 @@ const FUTURE_NOTE_AFTER: chrono::TimeDelta = chrono::TimeDelta::days(1);
 /// Whether the entry's date is one [`to_item`] replaces by the run time and a run notes: before
 /// [`earliest_plausible`], or more than a day after the run time. (A date the parser could not
 /// read at all arrives as missing, which is the run time too.)
-pub fn implausible_date(entry: &Entry, now: DateTime<FixedOffset>) -> bool {
+pub fn implausible_date(entry: &FeedEntry, now: DateTime<FixedOffset>) -> bool {
     entry
         .published
         .is_some_and(|p| p < earliest_plausible() || p > now.to_utc() + FUTURE_NOTE_AFTER)
@@ -330,7 +330,7 @@ pub fn implausible_date(entry: &Entry, now: DateTime<FixedOffset>) -> bool {
 /// Turns an entry into an archive item: trimmed and bounded text, the date normalised to the
 /// site's zone (missing, or before 1990: the run time; in the future: clamped to the run time),
 /// so every date written is one RFC 3339 and TOML can hold.
-pub fn to_item(entry: &Entry, cx: &ItemContext) -> Item {
+pub fn to_item(entry: &FeedEntry, cx: &ItemContext) -> Item {
     let published = match entry.published {
         Some(p) if p >= earliest_plausible() => {
             let p = p.with_timezone(&cx.tz).fixed_offset();
@@ -497,7 +497,7 @@ mod tests {
         let settings = FetchSettings::default();
         let cx = test_context(&settings);
         let now = cx.now;
-        let mut e = Entry {
+        let mut e = FeedEntry {
             trend: None,
             guid: None,
             link: None,
@@ -522,7 +522,7 @@ mod tests {
         let settings = FetchSettings::default();
         let cx = test_context(&settings);
         let now = cx.now;
-        let entry = |published: Option<&str>| Entry {
+        let entry = |published: Option<&str>| FeedEntry {
             trend: None,
             guid: None,
             link: None,
@@ -584,7 +584,7 @@ mod tests {
     fn long_titles_are_bounded() {
         let settings = FetchSettings::default();
         let cx = test_context(&settings);
-        let e = Entry {
+        let e = FeedEntry {
             trend: None,
             guid: Some("g".into()),
             link: None,

@@ -220,43 +220,14 @@ impl FeedState {
         now: DateTime<FixedOffset>,
         error: String,
         retry_after: Option<Duration>,
-        base: Duration,
-        max: Duration,
+        backoff: &crate::backoff::Backoff,
     ) {
         self.last_attempt = Some(now);
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         // The error may quote the server or the feed: no control bytes into the file or pages.
         self.last_error = Some(crate::text::one_line(&error));
-        let backoff = backoff_delay(url, self.consecutive_failures, base, max);
-        let wait = match retry_after {
-            Some(r) => r.min(max).max(backoff),
-            None => backoff,
-        };
-        // Saturating: no setting or Retry-After can overflow the date (the config bounds both).
-        self.next_attempt = (!wait.is_zero()).then(|| {
-            chrono::Duration::from_std(wait)
-                .ok()
-                .and_then(|d| now.checked_add_signed(d))
-                .unwrap_or(now + chrono::Duration::days(365))
-        });
+        self.next_attempt = backoff.next_attempt(url, self.consecutive_failures, retry_after, now);
     }
-}
-
-/// The back-off after `failures` consecutive failures: none after the first (the next scheduled
-/// run retries), then `base`, 2×`base`, 4×`base` … capped at `max`, each scaled by a jitter in
-/// [0.75, 1.25) derived from the URL and the count (stable, so runs are reproducible).
-pub fn backoff_delay(url: &str, failures: u32, base: Duration, max: Duration) -> Duration {
-    if failures <= 1 {
-        return Duration::ZERO;
-    }
-    let exp = (failures - 2).min(20);
-    let raw = base.saturating_mul(1u32 << exp).min(max);
-    // A fixed hash (not the standard library's, which may change between Rust releases): the
-    // retry time it decides is saved in fetch-state.json.
-    let mut key = url.as_bytes().to_vec();
-    key.extend_from_slice(&failures.to_le_bytes());
-    let jitter = 0.75 + (crate::hash::fnv1a(&key) % 1000) as f64 / 2000.0;
-    raw.mul_f64(jitter).min(max)
 }
 
 #[cfg(test)]
@@ -268,6 +239,7 @@ mod tests {
     }
 
     const H: Duration = Duration::from_secs(3600);
+    const B: crate::backoff::Backoff = crate::backoff::Backoff::PUBLISH;
 
     #[test]
     fn the_daily_budget_counts_a_day_and_starts_again_the_next() {
@@ -321,34 +293,12 @@ mod tests {
     }
 
     #[test]
-    fn backoff_grows_with_jitter_and_is_capped() {
-        assert_eq!(backoff_delay("u", 1, H, 24 * H), Duration::ZERO);
-        let mut last = Duration::ZERO;
-        for n in 2..6 {
-            let d = backoff_delay("u", n, H, 24 * H);
-            let nominal = H * (1 << (n - 2));
-            assert!(
-                d >= nominal.mul_f64(0.75) && d < nominal.mul_f64(1.25),
-                "{n}: {d:?}"
-            );
-            assert!(d > last);
-            last = d;
-        }
-        assert!(backoff_delay("u", 40, H, 24 * H) <= 24 * H);
-        // Jitter differs between feeds so they do not retry in lock-step.
-        let spread: std::collections::HashSet<_> = (0..20)
-            .map(|i| backoff_delay(&format!("https://f{i}/"), 3, H, 24 * H))
-            .collect();
-        assert!(spread.len() > 10);
-    }
-
-    #[test]
     fn failure_then_success_resets() {
         let mut s = FeedState::default();
         let now = t("2021-07-20T08:00:00+09:00");
-        s.record_failure("u", now, "HTTP 500".into(), None, H, 24 * H);
+        s.record_failure("u", now, "HTTP 500".into(), None, &B);
         assert!(s.is_due(now), "first failure retries at the next run");
-        s.record_failure("u", now, "HTTP 500".into(), None, H, 24 * H);
+        s.record_failure("u", now, "HTTP 500".into(), None, &B);
         assert_eq!(s.consecutive_failures, 2);
         assert!(!s.is_due(now));
         assert!(s.is_due(now + chrono::Duration::hours(2)));
@@ -362,7 +312,7 @@ mod tests {
     fn retry_after_is_honoured() {
         let mut s = FeedState::default();
         let now = t("2021-07-20T08:00:00+09:00");
-        s.record_failure("u", now, "HTTP 429".into(), Some(2 * H), H, 24 * H);
+        s.record_failure("u", now, "HTTP 429".into(), Some(2 * H), &B);
         assert_eq!(s.next_attempt, Some(now + chrono::Duration::hours(2)));
     }
 
@@ -377,8 +327,7 @@ mod tests {
             now,
             "HTTP 500 \u{1b}[31mred\u{7}\u{0}\u{9b}x\nnext".into(),
             None,
-            H,
-            24 * H,
+            &B,
         );
         assert_eq!(s.last_error.as_deref(), Some("HTTP 500 [31mredx next"));
     }
@@ -390,7 +339,11 @@ mod tests {
         let now = t("2021-07-20T08:00:00+09:00");
         let huge = Duration::from_secs_f64(1e15);
         for _ in 0..3 {
-            s.record_failure("u", now, "x".into(), Some(huge), huge, huge);
+            let b = crate::backoff::Backoff {
+                base: huge,
+                max: huge,
+            };
+            s.record_failure("u", now, "x".into(), Some(huge), &b);
         }
         assert!(s.next_attempt.unwrap() > now);
     }

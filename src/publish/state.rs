@@ -12,12 +12,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
+use crate::backoff::Backoff;
 use crate::fsutil;
 
 const VERSION: u32 = 1;
@@ -296,18 +296,16 @@ impl TargetState {
         self.next_attempt = Some(self.next_attempt.map_or(until, |t| t.max(until)));
     }
 
-    /// Records a failure: retried at the next run, then after a growing back-off (the fetch
-    /// state's: 1 h, 2 h, 4 h … up to a day, with jitter).
+    /// Records a failure: retried at the next run, then after a growing back-off
+    /// ([`Backoff::PUBLISH`]: 1 h, 2 h, 4 h … up to a day, with jitter).
     pub fn record_failure(&mut self, name: &str, now: DateTime<FixedOffset>, error: String) {
-        const H: Duration = Duration::from_secs(3600);
         self.attempt = None;
         self.last_attempt = Some(now);
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         self.last_error = Some(error);
         self.failing_since.get_or_insert(now);
-        let wait = crate::fetch::state::backoff_delay(name, self.consecutive_failures, H, 24 * H);
-        self.next_attempt = (!wait.is_zero())
-            .then(|| now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX));
+        self.next_attempt =
+            Backoff::PUBLISH.next_attempt(name, self.consecutive_failures, None, now);
     }
 }
 

@@ -250,7 +250,7 @@ pub(crate) fn public(site: &Site) -> BTreeMap<String, Vec<u8>> {
 fn assert_bucket_mirrors(server: &S3Server, site: &Site) {
     let mut remote = objects(server);
     assert!(
-        remote.remove(matome::deploy::MANIFEST).is_some(),
+        remote.remove(matome::deploy::DEPLOY_MANIFEST).is_some(),
         "the deploy manifest is in the bucket"
     );
     let local = public(site);
@@ -407,7 +407,7 @@ fn a_bucket_that_already_holds_the_site_gets_no_uploads() {
         server
             .bucket_dir()
             .join(PREFIX)
-            .join(matome::deploy::MANIFEST),
+            .join(matome::deploy::DEPLOY_MANIFEST),
     )
     .unwrap();
     let out = deploy(&site, &[]);
@@ -477,7 +477,7 @@ fn a_deploy_stopped_by_a_failing_object_finishes_on_the_next_run_and_never_links
             .filter(|k| k.ends_with(".html"))
             .collect::<Vec<_>>()
     );
-    assert!(!uploaded.contains_key(matome::deploy::MANIFEST));
+    assert!(!uploaded.contains_key(matome::deploy::DEPLOY_MANIFEST));
 
     // The cause fixed, the next run uploads only what is missing.
     std::fs::remove_dir_all(&blocker).unwrap();

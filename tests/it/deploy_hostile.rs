@@ -16,7 +16,7 @@ fn assert_mirrors(server: &FakeS3, site: &crate::support::Site) {
         .objects()
         .into_iter()
         .filter_map(|(k, o)| Some((k.strip_prefix("site/")?.to_string(), o.bytes)))
-        .filter(|(k, _)| k != matome::deploy::MANIFEST)
+        .filter(|(k, _)| k != matome::deploy::DEPLOY_MANIFEST)
         .collect();
     let missing: Vec<&String> = local.keys().filter(|k| !remote.contains_key(*k)).collect();
     assert!(missing.is_empty(), "not uploaded: {missing:?}");

@@ -19,7 +19,7 @@ use base64::Engine as _;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use quick_xml::events::{BytesStart, Event};
 
-use super::{Entry, ParsedFeed, safe_http_url};
+use super::{FeedEntry, ParsedFeed, safe_http_url};
 use crate::text;
 
 /// How many open elements an end tag is matched against before it is ignored as stray.
@@ -453,13 +453,13 @@ impl ItemBuilder {
         }
     }
 
-    fn finish(self, base: Option<&url::Url>) -> Entry {
+    fn finish(self, base: Option<&url::Url>) -> FeedEntry {
         let body = self
             .content
             .filter(|c| !c.trim().is_empty())
             .or(self.summary)
             .unwrap_or_default();
-        Entry {
+        FeedEntry {
             guid: self
                 .id
                 .map(|g| g.trim().to_string())

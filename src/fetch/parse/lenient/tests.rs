@@ -1,5 +1,5 @@
 //! Unit tests of `fetch/parse/lenient.rs` (kept beside it so the file itself reads as the code).
-use super::super::{Entry, parse_feed, stable_id};
+use super::super::{FeedEntry, parse_feed, stable_id};
 use chrono::{DateTime, Utc};
 
 const URL: &str = "http://example.com/feed.xml";
@@ -9,7 +9,7 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn parsed(name: &str) -> Vec<Entry> {
+fn parsed(name: &str) -> Vec<FeedEntry> {
     parse_feed(&fixture(name), URL)
         .unwrap_or_else(|e| panic!("{name}: {e}"))
         .entries

@@ -22,7 +22,7 @@ pub struct AnalyzeReport {
 /// `matome analyze [--all]`: recomputes the keywords and summaries of archived items (those
 /// without keywords, or every item with `all`) against the whole archive, rewriting only the
 /// files that change, atomically, with everything else in them untouched.
-pub fn reanalyze(root: &Path, all: bool) -> Result<AnalyzeReport> {
+pub fn analyze_archive(root: &Path, all: bool) -> Result<AnalyzeReport> {
     let config = Config::load(root)?;
     let _lock = SiteLock::acquire_or_wait(root)?;
     let mut snapshots = crate::content::load_all(root)?;
