@@ -36,7 +36,10 @@ pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
     let max = counts.iter().copied().max().unwrap_or(0).max(1);
     // A fixed canvas the page scales as a whole, so labels keep their shape.
     let (width, h, pad) = (600.0_f64, 80.0_f64, 16.0_f64);
-    let w = width / months.len() as f64;
+    // Bars keep the width of a six-month chart's when the archive is younger than that (a
+    // month's bar does not fill the canvas), from the left, as the axis runs.
+    let w = width / months.len().max(6) as f64;
+    let end = w * months.len() as f64;
     let fmt = site.strings.month_format;
     let total: usize = counts.iter().sum();
     let mut svg = String::new();
@@ -67,12 +70,19 @@ pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
     }
     let _ = write!(
         svg,
-        r#"<line class="axis" x1="0" y1="{h}" x2="{width}" y2="{h}"/><text class="label" x="0" y="{}">{}</text><text class="label" x="{width}" y="{}" text-anchor="end">{}</text></svg>"#,
+        r#"<line class="axis" x1="0" y1="{h}" x2="{width}" y2="{h}"/><text class="label" x="0" y="{}">{}</text>"#,
         h + pad - 2.0,
         esc(&months[0].format("%Y-%m").to_string()),
-        h + pad - 2.0,
-        esc(&months[months.len() - 1].format("%Y-%m").to_string()),
     );
+    if months.len() > 1 {
+        let _ = write!(
+            svg,
+            r#"<text class="label" x="{end:.1}" y="{}" text-anchor="end">{}</text>"#,
+            h + pad - 2.0,
+            esc(&months[months.len() - 1].format("%Y-%m").to_string()),
+        );
+    }
+    svg.push_str("</svg>");
     svg
 }
 
