@@ -381,3 +381,33 @@ fn word_cloud_words_are_never_drawn_under_12_px_on_a_phone() {
         assert!(smallest >= 12.0, "{width} px: a word at {smallest:.1} px");
     }
 }
+
+#[test]
+fn the_stacked_digest_is_still_a_table_to_screen_readers() {
+    let server = TestServer::new();
+    let site = built_demo(&server);
+    let rows = digests(&site)[0].1.len();
+    let mut b = launch();
+    b.set_viewport(390, 800);
+    b.navigate(&server.url(&digests(&site)[0].0));
+    assert_eq!(
+        b.eval("getComputedStyle(document.querySelector('.digest-table tr')).display"),
+        "block",
+        "stacked at 390 px"
+    );
+    b.call("Accessibility.enable", serde_json::json!({}));
+    let tree = b.call("Accessibility.getFullAXTree", serde_json::json!({}));
+    let count = |role: &str| {
+        tree["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["role"]["value"] == role)
+            .count()
+    };
+    assert_eq!(count("table"), 1);
+    // Six columns but the URL's, hidden below 1200 px (the title links the article).
+    assert_eq!(count("columnheader"), 5);
+    assert_eq!(count("rowheader"), rows, "each item's title heads its row");
+    assert!(count("row") > rows, "a row per item and the header row");
+}
