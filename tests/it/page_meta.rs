@@ -29,7 +29,7 @@ fn html_files(site: &Site) -> BTreeMap<String, String> {
 }
 
 /// The `content` of `<meta name|property="key">`, exactly once in the page.
-fn meta<'a>(html: &'a str, key: &str) -> String {
+fn meta(html: &str, key: &str) -> String {
     let found: Vec<String> = tags(&html[..html.find("</head>").unwrap()])
         .into_iter()
         .filter(|t| t.name == "meta")
