@@ -231,10 +231,11 @@ fn every_digest_item_and_list_row_has_a_visible_tappable_link_to_its_article_at_
                 "{width} px, {url}: one title link per item, in order"
             );
         }
-        // A category's and a keyword's rows: the article in one tap, the digest row in one.
+        // A category's and a keyword's rows: the item's digest row in one tap (its title links
+        // the article: two taps, which keeps term pages' bytes within issue 21's budget).
         for url in ["/repo/categories/IT/", "/repo/keywords/ai/"] {
             b.navigate(&server.url(url));
-            for link in ["a[href^='http']", "a.row-link[href*='#item-']"] {
+            for link in ["a[href*='#item-']"] {
                 let v = b.eval(&tappable_links_js(".rows li", link));
                 assert_eq!(
                     v["problems"],

@@ -378,13 +378,10 @@ fn list_rows_and_search_link_the_items_own_row_when_a_digest_also_holds_trend_wo
         !digest.contains("<tr id=\"item-1\">"),
         "row 1 is the trend word, in its own table"
     );
-    // The list row: the title links the article, the time the item's row in its digest.
-    let category = site.read("public/categories/IT/index.html");
+    // The list row links the item's row in its digest (whose title links the article).
     assert!(
-        category.contains(
-            "<a href=\"https://news.example.jp/articles/n1\" rel=\"noreferrer\">量子計算の新方式</a> <a class=\"row-link\" href=\"/repo/2021/07/20/0800/#item-2\">07:55</a>"
-        ),
-        "{category}"
+        site.read("public/categories/IT/index.html")
+            .contains("href=\"/repo/2021/07/20/0800/#item-2\">量子計算の新方式</a>")
     );
     let out = site.matome(&["search", "量子計算", "--json"]);
     out.assert_success();
