@@ -259,4 +259,3 @@ pub(crate) fn digests_atom(ctx: &Ctx) -> Result<Vec<u8>> {
     };
     Ok(ctx.theme.render("digests_atom.xml", &v)?.into_bytes())
 }
-
