@@ -290,6 +290,37 @@ pub fn http_url(s: &str) -> Option<url::Url> {
     url::Url::parse(s).ok().filter(is_http_url)
 }
 
+/// Link texts that say nothing of where a link goes ("more", "go", "リンク", …: the list
+/// search engines' link-text checks use), compared case-insensitively. A keyword, category or
+/// site that happens to be named so gets its taxonomy's name beside it in its links, so the link
+/// says what it is ("頻出ワード: Go").
+pub fn is_generic_link_text(s: &str) -> bool {
+    const GENERIC: &[&str] = &[
+        "click here",
+        "click this",
+        "go",
+        "here",
+        "information",
+        "learn more",
+        "more",
+        "more info",
+        "more information",
+        "right here",
+        "read more",
+        "see more",
+        "start",
+        "this",
+        "ここをクリック",
+        "こちらをクリック",
+        "リンク",
+        "続きを読む",
+        "続く",
+        "全文表示",
+    ];
+    let s = s.trim();
+    s.len() <= 32 && GENERIC.iter().any(|g| g.eq_ignore_ascii_case(s))
+}
+
 /// Cuts `s` to at most `max` characters, ending with "…" when it was cut.
 pub fn truncate_chars(s: &str, max: usize) -> String {
     if max == 0 {
@@ -307,6 +338,17 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 22: the names that say nothing as a link's text, whatever their case; any other.
+    #[test]
+    fn generic_link_texts_are_known_whatever_their_case() {
+        for g in ["Go", "go", " MORE ", "Read more", "リンク", "続きを読む"] {
+            assert!(is_generic_link_text(g), "{g:?}");
+        }
+        for w in ["Golang", "Go言語", "日本銀行", "", "more or less"] {
+            assert!(!is_generic_link_text(w), "{w:?}");
+        }
+    }
 
     /// The one XML escape (theme, chart, word cloud, sparkline): markup escaped, characters XML
     /// 1.0 forbids dropped, so a control byte from a feed cannot make atom.xml ill-formed.

@@ -11,29 +11,18 @@ use crate::text::xml_escape as esc;
 /// At most this many months are drawn (the most recent).
 const MAX_MONTHS: usize = 36;
 
-/// The chart of `items` (archive item indexes, oldest first) per month, from the first month
-/// they appear in to the last. It depends on those items only, so a keyword's page changes only
+/// The chart of `items` (archive item indexes, oldest first) per month, from the archive's
+/// first month (so a reader sees when the word began to be seen; never a month before the
+/// archive began) to the last month they appear in, at most [`MAX_MONTHS`]. It depends on those
+/// items and the archive's first month only ([`first_month`]), so a keyword's page changes only
 /// when the keyword does (not every month for every keyword).
 pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
     let month_of = |i: u32| site.digest_month(site.archive.items[i as usize].digest as usize);
     let (Some(&first), Some(&last)) = (items.first(), items.last()) else {
         return String::new();
     };
-    let (first, last) = (month_of(first), month_of(last));
-    let mut months = months_between(first, last);
-    if months.len() < 6 {
-        // A short history still gets a readable axis: pad with the months before.
-        let mut m = months[0];
-        while months.len() < 6 {
-            match m.checked_sub_months(chrono::Months::new(1)) {
-                Some(p) => {
-                    months.insert(0, p);
-                    m = p;
-                }
-                None => break,
-            }
-        }
-    }
+    let first = first_month(site).map_or(month_of(first), |m| m.min(month_of(first)));
+    let mut months = months_between(first, month_of(last));
     if months.len() > MAX_MONTHS {
         months.drain(..months.len() - MAX_MONTHS);
     }
@@ -47,7 +36,10 @@ pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
     let max = counts.iter().copied().max().unwrap_or(0).max(1);
     // A fixed canvas the page scales as a whole, so labels keep their shape.
     let (width, h, pad) = (600.0_f64, 80.0_f64, 16.0_f64);
-    let w = width / months.len() as f64;
+    // Bars keep the width of a six-month chart's when the archive is younger than that (a
+    // month's bar does not fill the canvas), from the left, as the axis runs.
+    let w = width / months.len().max(6) as f64;
+    let end = w * months.len() as f64;
     let fmt = site.strings.month_format;
     let total: usize = counts.iter().sum();
     let mut svg = String::new();
@@ -78,11 +70,23 @@ pub fn monthly_svg(site: &Site, items: &[u32], title: &str) -> String {
     }
     let _ = write!(
         svg,
-        r#"<line class="axis" x1="0" y1="{h}" x2="{width}" y2="{h}"/><text class="label" x="0" y="{}">{}</text><text class="label" x="{width}" y="{}" text-anchor="end">{}</text></svg>"#,
+        r#"<line class="axis" x1="0" y1="{h}" x2="{width}" y2="{h}"/><text class="label" x="0" y="{}">{}</text>"#,
         h + pad - 2.0,
         esc(&months[0].format("%Y-%m").to_string()),
-        h + pad - 2.0,
-        esc(&months[months.len() - 1].format("%Y-%m").to_string()),
     );
+    if months.len() > 1 {
+        let _ = write!(
+            svg,
+            r#"<text class="label" x="{end:.1}" y="{}" text-anchor="end">{}</text>"#,
+            h + pad - 2.0,
+            esc(&months[months.len() - 1].format("%Y-%m").to_string()),
+        );
+    }
+    svg.push_str("</svg>");
     svg
+}
+
+/// The archive's first month (what every keyword's chart starts from).
+pub fn first_month(site: &Site) -> Option<chrono::NaiveDate> {
+    site.months.first().map(|m| m.first)
 }

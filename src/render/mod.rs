@@ -273,7 +273,7 @@ fn load(root: &Path, opts: &BuildOptions, phases: &mut Phases) -> Result<Inputs>
 /// Every output file of the site and what this build must render.
 struct Planned {
     pages: Vec<Page>,
-    sitemap: Vec<String>,
+    sitemap: Vec<views::sitemap::SitemapUrl>,
     /// The fingerprint of what every output file depends on besides its own inputs.
     global: u64,
     /// The last build's record.

@@ -19,9 +19,9 @@ use super::views;
 /// Every output file of the site and the sitemap's URLs.
 pub struct Plan {
     pub pages: Vec<Page>,
-    /// Every HTML page but 404, site-relative, in plan order (`sitemap-N.xml` holds chunk N-1
-    /// of [`SITEMAP_URLS`](views::feeds::SITEMAP_URLS)).
-    pub sitemap: Vec<String>,
+    /// Every HTML page but 404, site-relative, in plan order, with when it last changed
+    /// (`sitemap-N.xml` holds chunk N-1 of [`SITEMAP_URLS`](views::sitemap::SITEMAP_URLS)).
+    pub sitemap: Vec<views::sitemap::SitemapUrl>,
 }
 
 /// Every output file of the site, with its fingerprint. `health` is the fingerprint of the
@@ -37,12 +37,12 @@ pub fn plan(site: &Site, health: u64) -> Plan {
     pages.push(views::trends::page(site, &fps));
     pages.extend(views::search::pages());
     // Sitemaps: every HTML page but 404, in files of at most SITEMAP_URLS.
-    let sitemap: Vec<String> = pages
+    let sitemap: Vec<views::sitemap::SitemapUrl> = pages
         .iter()
         .filter(|p| p.path.ends_with("index.html"))
-        .map(|p| p.path.trim_end_matches("index.html").to_string())
+        .map(|p| views::sitemap::entry(site, &p.path, &p.kind))
         .collect();
-    pages.extend(views::feeds::sitemap_pages(&sitemap));
+    pages.extend(views::sitemap::pages(&sitemap));
     Plan { pages, sitemap }
 }
 
@@ -160,8 +160,9 @@ mod tests {
             .iter()
             .filter_map(|p| p.path.strip_suffix("index.html"))
             .collect();
-        assert_eq!(plan.sitemap, html);
-        assert!(plan.sitemap.iter().any(|u| u == "categories/IT/"));
+        let locs: Vec<&str> = plan.sitemap.iter().map(|u| u.loc.as_str()).collect();
+        assert_eq!(locs, html);
+        assert!(locs.contains(&"categories/IT/"));
         assert!(plan.pages.iter().any(|p| p.path == "sitemap-1.xml"));
     }
 }

@@ -139,6 +139,19 @@ fn is_japanese(word: &str) -> bool {
     word.chars().any(crate::text::is_cjk)
 }
 
+/// The day page's cloud canvas: 360 units wide, so on a 320 px phone (the cloud about 280 px
+/// wide) the smallest words, 16 units, are drawn at 12 px or more; taller than wide, to hold
+/// about as many words as the old 640 × 360 canvas at 18–56.
+pub const PHONE_CLOUD: CloudOptions = CloudOptions {
+    width: 360.0,
+    height: 420.0,
+    min_font: 16.0,
+    max_font: 44.0,
+    max_words: 50,
+    label: String::new(),
+    link_label: String::new(),
+};
+
 /// A day's two word clouds (Japanese words, other words) as inline SVG; empty when the day has
 /// no such words.
 pub(crate) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
@@ -176,7 +189,8 @@ pub(crate) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
             &CloudOptions {
                 max_words: max,
                 label: label.to_string(),
-                ..CloudOptions::default()
+                link_label: site.strings.keyword.to_string(),
+                ..PHONE_CLOUD
             },
         )
     };

@@ -58,6 +58,10 @@ pub struct Strings {
     pub digests_feed_more: &'static str,
     pub not_found: &'static str,
     pub not_found_text: &'static str,
+    /// What the site is, after its title: the description of pages with none of their own.
+    pub about: &'static str,
+    /// Between the words of a list in a description (`、`, `, `).
+    pub list_sep: &'static str,
     pub skip: &'static str,
     pub empty: &'static str,
     pub status: &'static str,
@@ -153,6 +157,8 @@ pub const JA: Strings = Strings {
     digests_feed_more: "ほか{n}件はまとめのページに",
     not_found: "ページが見つかりません",
     not_found_text: "お探しのページは移動したか、存在しません。",
+    about: "RSSフィードの記事を毎時まとめたアーカイブ。カテゴリー・サイト・頻出ワード別の一覧と全文検索。",
+    list_sep: "、",
     skip: "本文へ移動",
     empty: "まだ記事はありません。",
     status: "状態",
@@ -244,6 +250,8 @@ pub const EN: Strings = Strings {
     digests_feed_more: "{n} more on the digest page",
     not_found: "Page not found",
     not_found_text: "The page you are looking for has moved or does not exist.",
+    about: "An hourly archive of news feeds, by category, site and keyword, with full-text search.",
+    list_sep: ", ",
     skip: "Skip to content",
     empty: "No items yet.",
     status: "Status",

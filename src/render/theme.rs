@@ -261,9 +261,21 @@ fn read_tree(dir: &Path, mut f: impl FnMut(String, Vec<u8>, &Path) -> Result<()>
 }
 
 /// `url`: a site path (`categories/it/`) → a link under base_url (`/REPO/categories/it/`), or
-/// the absolute URL with `abs=true`. Absolute http(s) URLs pass through.
+/// the absolute URL with `abs=true`; with `encoded=true` as well, percent-encoded as a URI
+/// (`…/keywords/%E6%97%A5%E6%9C%AC/`: what sitemaps and link previews want; without it the
+/// characters stay as they are, as the Atom feeds' ids always had them). Absolute http(s) URLs
+/// pass through.
 /// `date`: an RFC 3339 time → the site's zone, formatted (`format`, default `%Y-%m-%d %H:%M`).
+/// The test `generic` (`{% if k.name is generic %}`): a name that says nothing as a link's
+/// text ([`crate::text::is_generic_link_text`]).
 fn register_filters(tera: &mut Tera, filters: Filters) {
+    tera.register_tester(
+        "generic",
+        |v: Option<&Value>, _: &[Value]| -> tera::Result<bool> {
+            Ok(v.and_then(Value::as_str)
+                .is_some_and(crate::text::is_generic_link_text))
+        },
+    );
     let f = filters.clone();
     tera.register_filter(
         "url",
@@ -274,12 +286,16 @@ fn register_filters(tera: &mut Tera, filters: Filters) {
             if path.starts_with("http://") || path.starts_with("https://") {
                 return Ok(Value::String(path.to_string()));
             }
-            let abs = args.get("abs").and_then(Value::as_bool).unwrap_or(false);
+            let flag = |name: &str| args.get(name).and_then(Value::as_bool).unwrap_or(false);
+            let abs = flag("abs");
             let base = if abs { &f.base_url } else { &f.base_path };
-            Ok(Value::String(format!(
-                "{base}{}",
-                path.trim_start_matches('/')
-            )))
+            let joined = format!("{base}{}", path.trim_start_matches('/'));
+            if abs && flag("encoded") {
+                let uri = url::Url::parse(&joined)
+                    .map_err(|e| tera::Error::msg(format!("url: {joined:?}: {e}")))?;
+                return Ok(Value::String(uri.into()));
+            }
+            Ok(Value::String(joined))
         },
     );
     let tz = filters.timezone;
@@ -377,6 +393,8 @@ mod tests {
             "{{ p | url }} {{ p | url(abs=true) }} {{ t | date }} {{ t | date(format=\"%H\") }}",
         )
         .unwrap();
+        tera.add_raw_template("e", "{{ p | url(abs=true, encoded=true) }}")
+            .unwrap();
         let ctx = tera::Context::from_serialize(
             serde_json::json!({"p": "categories/it/", "t": "2021-07-19T23:20:00Z"}),
         )
@@ -384,6 +402,14 @@ mod tests {
         assert_eq!(
             tera.render("t", &ctx).unwrap(),
             "/repo/categories/it/ https://u.github.io/repo/categories/it/ 2021-07-20 08:20 08"
+        );
+        let ctx = tera::Context::from_serialize(
+            serde_json::json!({"p": "keywords/日本 銀行/?q=円&x=%41"}),
+        )
+        .unwrap();
+        assert_eq!(
+            tera.render("e", &ctx).unwrap(),
+            "https://u.github.io/repo/keywords/%E6%97%A5%E6%9C%AC%20%E9%8A%80%E8%A1%8C/?q=%E5%86%86&x=%41"
         );
     }
 }

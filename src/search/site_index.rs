@@ -220,7 +220,8 @@ mod tests {
                 digest_url: "2021/07/20/0800/",
             })
             .collect();
-        let shard = static_index::write_month(dir.path(), "2021-07", &docs, chrono_tz::Asia::Tokyo).unwrap();
+        let shard = static_index::write_month(dir.path(), "2021-07", &docs, chrono_tz::Asia::Tokyo)
+            .unwrap();
         assert!(
             shard
                 .files

@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use crate::text::xml_escape as esc;
+use crate::text::{is_generic_link_text, xml_escape as esc};
 
 /// The least gap, in viewBox units, between two words' boxes.
 pub const PADDING: f64 = 2.0;
@@ -72,6 +72,11 @@ pub struct CloudOptions {
     pub max_words: usize,
     /// The cloud's accessible name (`aria-label` and `<title>`).
     pub label: String,
+    /// What the linked words are (`頻出ワード`): a linked word whose text says nothing as a
+    /// link's text ([`crate::text::is_generic_link_text`]: "Go", "More") gets
+    /// `<title>{link_label}: {word}</title>` in its link, so the link says what it is. Empty:
+    /// never.
+    pub link_label: String,
 }
 
 impl Default for CloudOptions {
@@ -85,6 +90,7 @@ impl Default for CloudOptions {
             max_font: 56.0,
             max_words: 50,
             label: "word cloud".to_string(),
+            link_label: String::new(),
         }
     }
 }
@@ -155,6 +161,15 @@ pub fn word_cloud_svg(words: &[CloudWord], opts: &CloudOptions) -> String {
             esc(&clean(word.text)),
         );
         match safe_href(word.href) {
+            Some(href) if !opts.link_label.is_empty() && is_generic_link_text(word.text) => {
+                let _ = write!(
+                    svg,
+                    r#"<a href="{}"><title>{}: {}</title>{text}</a>"#,
+                    esc(href),
+                    esc(&opts.link_label),
+                    esc(&clean(word.text)),
+                );
+            }
             Some(href) => {
                 let _ = write!(svg, r#"<a href="{}">{text}</a>"#, esc(href));
             }

@@ -512,6 +512,8 @@ fn one_new_snapshot_rewrites_only_the_pages_it_changes() {
         "categories/IT/atom.xml",
         "digests/atom.xml",
         "sitemap-1.xml",
+        // The sitemap index: its part's lastmod is the new digest's update.
+        "sitemap.xml",
         // Its category, site and keywords, and the lists with their counts.
         "categories/IT/index.html",
         "categories/index.html",

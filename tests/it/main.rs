@@ -17,6 +17,7 @@ mod import;
 mod init_check;
 mod module_graph;
 mod no_way_inward;
+mod page_meta;
 mod parse_budget;
 mod publish;
 mod publish_guarantees;

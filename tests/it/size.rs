@@ -378,6 +378,7 @@ fn list_rows_and_search_link_the_items_own_row_when_a_digest_also_holds_trend_wo
         !digest.contains("<tr id=\"item-1\">"),
         "row 1 is the trend word, in its own table"
     );
+    // The list row links the item's row in its digest (whose title links the article).
     assert!(
         site.read("public/categories/IT/index.html")
             .contains("href=\"/repo/2021/07/20/0800/#item-2\">量子計算の新方式</a>")

@@ -5,7 +5,7 @@ use anyhow::Result;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::{CountLink, Ctx, DigestCard, Link, digest_card, html, layout};
+use super::{CountLink, Ctx, DigestCard, Link, describe, digest_card, html, layout};
 use crate::render::page::{Fp, Fps, Kind, Page, html_path, neighbours};
 use crate::render::rising::{self, RisingView};
 use crate::render::site::Site;
@@ -131,11 +131,17 @@ pub(crate) fn day(ctx: &Ctx, i: usize) -> Result<Vec<u8>> {
         cloud_ja,
         cloud_en,
     };
-    html(
-        ctx.theme,
-        "day.html",
-        &layout(site, v.label.clone(), site.day_url(i), "day", v),
-    )
+    // The day's words: each digest's, the latest digest's first.
+    let mut words: Vec<&str> = Vec::new();
+    for k in v.digests.iter().flat_map(|c| &c.keywords) {
+        if !words.contains(&k.name.as_str()) {
+            words.push(&k.name);
+        }
+    }
+    let description = describe(site, &format!("{} {}{}", v.label, v.count, s.items), words);
+    let mut l = layout(site, v.label.clone(), site.day_url(i), "day", &v);
+    l.page.description = description;
+    html(ctx.theme, "day.html", &l)
 }
 
 /// `month.html`: one month.
@@ -180,11 +186,9 @@ pub(crate) fn month(ctx: &Ctx, i: usize) -> Result<Vec<u8>> {
             url: site.year_url(year),
         },
     };
-    html(
-        ctx.theme,
-        "month.html",
-        &layout(site, v.label.clone(), site.month_url(i), "month", v),
-    )
+    let mut l = layout(site, v.label.clone(), site.month_url(i), "month", &v);
+    l.page.description = counted(site, &v.label, v.count);
+    html(ctx.theme, "month.html", &l)
 }
 
 /// `year.html`: one year.
@@ -213,11 +217,9 @@ pub(crate) fn year(ctx: &Ctx, i: usize) -> Result<Vec<u8>> {
         prev: prev.map(label),
         next: next.map(label),
     };
-    html(
-        ctx.theme,
-        "year.html",
-        &layout(site, v.label.clone(), site.year_url(i), "year", v),
-    )
+    let mut l = layout(site, v.label.clone(), site.year_url(i), "year", &v);
+    l.page.description = counted(site, &v.label, v.count);
+    html(ctx.theme, "year.html", &l)
 }
 
 /// A year on the archives page.
@@ -255,16 +257,25 @@ pub(crate) fn archives(ctx: &Ctx) -> Result<Vec<u8>> {
         count: site.archive.items.len(),
         years,
     };
-    html(
-        ctx.theme,
-        "archives.html",
-        &layout(
-            site,
-            site.strings.archives.into(),
-            "archives/".into(),
-            "archives",
-            v,
-        ),
+    let mut l = layout(
+        site,
+        site.strings.archives.into(),
+        "archives/".into(),
+        "archives",
+        &v,
+    );
+    l.page.description = counted(site, site.strings.archives, v.count);
+    html(ctx.theme, "archives.html", &l)
+}
+
+/// `2021年7月 52件 — テックニュースまとめ: RSSフィードの…`: a period and its count, then what the
+/// site is.
+fn counted(site: &Site, label: &str, count: usize) -> String {
+    let lead = format!("{label} {count}{}", site.strings.items);
+    describe(
+        site,
+        &lead,
+        [format!("{}: {}", site.config.title, site.strings.about)],
     )
 }
 

@@ -5,8 +5,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{
-    Ctx, DigestCard, ItemView, Link, PagerView, digest_card, entry_view, html, layout, rfc3339,
-    search_url,
+    Ctx, DigestCard, ItemView, Link, PagerView, describe, digest_card, entry_view, html, layout,
+    rfc3339, search_url,
 };
 use crate::content::Snapshot;
 use crate::render::page::{Fp, Fps, Kind, Page, Pager, html_path, neighbours};
@@ -176,6 +176,15 @@ pub(crate) fn digest(ctx: &Ctx, d: usize, snapshot: &Snapshot) -> Result<Vec<u8>
         url: site.digest_url(n),
     };
     let heading = site.digest_heading(d);
+    let description = describe(
+        site,
+        &heading,
+        digest_card(site, d)
+            .keywords
+            .into_iter()
+            .map(|k| k.name)
+            .chain(items.iter().map(|i| i.title.clone())),
+    );
     let [prev, next] = neighbours(d, a.digests.len());
     let v = DigestView {
         heading: heading.clone(),
@@ -193,11 +202,9 @@ pub(crate) fn digest(ctx: &Ctx, d: usize, snapshot: &Snapshot) -> Result<Vec<u8>
             url: site.day_url(day),
         },
     };
-    html(
-        ctx.theme,
-        "digest.html",
-        &layout(site, heading, site.digest_url(d), "digest", v),
-    )
+    let mut l = layout(site, heading, site.digest_url(d), "digest", v);
+    l.page.description = description;
+    html(ctx.theme, "digest.html", &l)
 }
 
 /// 200000 → "200,000".

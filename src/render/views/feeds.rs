@@ -1,15 +1,12 @@
-//! The files for machines: Atom feeds (the whole site and per category), the sitemaps and
-//! robots.txt.
+//! The Atom feeds (the whole site, per category, the hourly digests). The sitemaps and
+//! robots.txt are [`super::sitemap`]'s.
 
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Ctx, ItemView, Snapshots, entry_view, layout, rfc3339};
+use super::{Ctx, ItemView, Snapshots, entry_view, rfc3339};
 use crate::render::page::{Fp, Fps, Kind, Page};
 use crate::render::site::{Site, Tax};
-
-/// URLs per sitemap file (the protocol allows 50,000).
-pub const SITEMAP_URLS: usize = 40_000;
 
 /// An items feed covers the digests of the last [`FEED_HOURS`] hours (before its newest
 /// digest), so a reader polling daily loses nothing; at least [`FEED_MIN_ENTRIES`] entries
@@ -261,69 +258,4 @@ pub(crate) fn digests_atom(ctx: &Ctx) -> Result<Vec<u8>> {
         entries,
     };
     Ok(ctx.theme.render("digests_atom.xml", &v)?.into_bytes())
-}
-
-/// The sitemap files for `urls` (chunks of [`SITEMAP_URLS`]), then the sitemap index.
-pub(crate) fn sitemap_pages(urls: &[String]) -> Vec<Page> {
-    let mut index_fp = Fp::new("sitemap-index");
-    let mut pages = Vec::new();
-    for (n, chunk) in urls.chunks(SITEMAP_URLS).enumerate() {
-        let mut fp = Fp::new("sitemap");
-        for u in chunk {
-            fp.str(u);
-        }
-        index_fp.u64(n as u64);
-        pages.push(Page {
-            path: format!("sitemap-{}.xml", n + 1),
-            kind: Kind::Sitemap(n),
-            fp: fp.0,
-        });
-    }
-    pages.push(Page {
-        path: "sitemap.xml".into(),
-        kind: Kind::SitemapIndex,
-        fp: index_fp.0,
-    });
-    pages
-}
-
-/// `sitemap.xml` (the template): one sitemap file.
-#[derive(Serialize)]
-pub struct SitemapView<'a> {
-    /// Site-relative page URLs.
-    pub urls: &'a [String],
-}
-
-pub(crate) fn sitemap(ctx: &Ctx, n: usize) -> Result<Vec<u8>> {
-    let urls = ctx.sitemap.chunks(SITEMAP_URLS).nth(n).unwrap_or_default();
-    Ok(ctx
-        .theme
-        .render("sitemap.xml", &SitemapView { urls })?
-        .into_bytes())
-}
-
-/// `sitemap_index.xml`: the sitemap files.
-#[derive(Serialize)]
-pub struct SitemapIndexView {
-    /// `sitemap-1.xml`, … (site-relative).
-    pub parts: Vec<String>,
-}
-
-pub(crate) fn sitemap_index(ctx: &Ctx) -> Result<Vec<u8>> {
-    let n = ctx.sitemap.len().div_ceil(SITEMAP_URLS).max(1);
-    let parts: Vec<String> = (1..=n).map(|i| format!("sitemap-{i}.xml")).collect();
-    Ok(ctx
-        .theme
-        .render("sitemap_index.xml", &SitemapIndexView { parts })?
-        .into_bytes())
-}
-
-pub(crate) fn robots(ctx: &Ctx) -> Result<Vec<u8>> {
-    Ok(ctx
-        .theme
-        .render(
-            "robots.txt",
-            &layout(ctx.site, String::new(), String::new(), "robots", ()),
-        )?
-        .into_bytes())
 }

@@ -11,6 +11,7 @@ pub mod digest;
 pub mod feeds;
 pub mod health;
 pub mod search;
+pub mod sitemap;
 pub mod terms;
 pub mod trends;
 
@@ -41,8 +42,8 @@ pub struct Ctx<'a> {
     pub theme: &'a Theme,
     /// The fetch state the feed-health page shows.
     pub health: &'a FetchState,
-    /// The sitemap's URLs, from [`super::plan::plan`].
-    pub sitemap: &'a [String],
+    /// The sitemap's pages, from [`super::plan::plan`].
+    pub sitemap: &'a [sitemap::SitemapUrl],
     /// Keyword counts per hour and per day, computed as pages ask for them.
     hours: Counts,
     days: Counts,
@@ -53,7 +54,7 @@ impl<'a> Ctx<'a> {
         site: &'a Site<'a>,
         theme: &'a Theme,
         health: &'a FetchState,
-        sitemap: &'a [String],
+        sitemap: &'a [sitemap::SitemapUrl],
     ) -> Ctx<'a> {
         Ctx {
             site,
@@ -94,9 +95,9 @@ pub fn render(ctx: &Ctx, page: &Page, snapshots: &Snapshots) -> Result<Vec<u8>> 
         Kind::Health => health::health(ctx),
         Kind::Atom(cat) => feeds::atom(ctx, *cat, snapshots),
         Kind::DigestsAtom => feeds::digests_atom(ctx),
-        Kind::Sitemap(n) => feeds::sitemap(ctx, *n),
-        Kind::SitemapIndex => feeds::sitemap_index(ctx),
-        Kind::Robots => feeds::robots(ctx),
+        Kind::Sitemap(n) => sitemap::sitemap(ctx, *n),
+        Kind::SitemapIndex => sitemap::sitemap_index(ctx),
+        Kind::Robots => sitemap::robots(ctx),
         Kind::Trends => trends::trends(ctx, snapshots),
         Kind::Search => search::search(ctx),
         Kind::NotFound => search::not_found(ctx),
@@ -128,7 +129,15 @@ pub struct PageMeta {
     pub url: String,
     /// The page kind (`home`, `digest`, `day`, …): the template's name without extension.
     pub kind: &'static str,
+    /// One line on what the page holds (`<meta name="description">`, `og:description`): at
+    /// most [`DESCRIPTION_CHARS`] characters; the site's title and [`Strings::about`] on pages
+    /// with nothing of their own to say.
+    pub description: String,
 }
+
+/// The longest description a page gets (search engines show about this many characters of a
+/// Japanese one, about twice as many of an English one).
+pub const DESCRIPTION_CHARS: usize = 140;
 
 /// What an HTML template receives: `site`, `t` (the theme's words), `page`, and the page
 /// kind's own fields (`body`, flattened).
@@ -205,9 +214,38 @@ pub(crate) fn layout<'s, T: Serialize>(
             generator: format!("matome {}", env!("CARGO_PKG_VERSION")),
         },
         t: site.strings,
-        page: PageMeta { title, url, kind },
+        page: PageMeta {
+            title,
+            url,
+            kind,
+            description: format!("{}: {}", site.config.title, site.strings.about),
+        },
         body,
     }
+}
+
+/// A description: `lead`, then as many of `words` as fit in [`DESCRIPTION_CHARS`] (the
+/// theme's list separator between them); a lead that is too long alone is cut with `…`.
+pub(crate) fn describe<S: AsRef<str>>(
+    site: &Site,
+    lead: &str,
+    words: impl IntoIterator<Item = S>,
+) -> String {
+    let mut out = crate::text::truncate_chars(lead.trim(), DESCRIPTION_CHARS);
+    let mut len = out.chars().count();
+    let sep = site.strings.list_sep;
+    for (i, w) in words.into_iter().enumerate() {
+        let w = w.as_ref().trim();
+        let glue = if i == 0 { " — " } else { sep };
+        let n = glue.chars().count() + w.chars().count();
+        if w.is_empty() || len + n > DESCRIPTION_CHARS {
+            break;
+        }
+        out.push_str(glue);
+        out.push_str(w);
+        len += n;
+    }
+    out
 }
 
 pub(crate) fn entry_view(site: &Site, e: &Entry, summary: Option<String>) -> ItemView {

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::{CountLink, Ctx, ItemView, Link, PagerView, entry_view, html, layout};
+use super::{CountLink, Ctx, ItemView, Link, PagerView, describe, entry_view, html, layout};
 use crate::render::chart;
 use crate::render::page::{Fp, Fps, Kind, Page, Pager, html_path};
 use crate::render::site::{Site, Tax};
@@ -49,7 +49,9 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
                         fp.u64(fps.item[i as usize]);
                     }
                     if page == 0 && tax == Tax::Keyword {
-                        fp.u64(all.0);
+                        // Its chart starts at the archive's first month.
+                        let first = chart::first_month(site).map(|m| m.to_string());
+                        fp.u64(all.0).str(first.as_deref().unwrap_or("-"));
                     }
                     all.u64(fp.0);
                     if page != 0 && page < pager.first_kept() {
@@ -111,11 +113,14 @@ pub(crate) fn list(ctx: &Ctx, tax: Tax) -> Result<Vec<u8>> {
         total,
         terms,
     };
-    html(
-        ctx.theme,
-        "terms.html",
-        &layout(site, title.into(), format!("{}/", tax.dir()), "terms", v),
-    )
+    let description = describe(
+        site,
+        &format!("{title} ({total})"),
+        v.terms.iter().map(|t| t.name.as_str()),
+    );
+    let mut l = layout(site, title.into(), format!("{}/", tax.dir()), "terms", &v);
+    l.page.description = description;
+    html(ctx.theme, "terms.html", &l)
 }
 
 /// `term.html`: a page of one category's, site's or keyword's items, newest first.
@@ -183,16 +188,21 @@ pub(crate) fn term(ctx: &Ctx, tax: Tax, id: u32, p: usize) -> Result<Vec<u8>> {
         atom: (tax == Tax::Category).then(|| format!("{}atom.xml", site.term_url(tax, id, 0))),
         older_search: pager.dropped_before(p).then(|| super::search_url(&name)),
     };
+    // A keyword's related words say what it is about; a category's or site's latest titles.
+    let lead = format!("{}: {} {}{}", v.taxonomy_label, v.name, v.count, s.items);
+    let description = if v.related.is_empty() {
+        describe(site, &lead, v.items.iter().map(|i| i.title.as_str()))
+    } else {
+        describe(site, &lead, v.related.iter().map(|k| k.name.as_str()))
+    };
     let title = if p == 0 {
         name
     } else {
         format!("{name} ({p})")
     };
-    html(
-        ctx.theme,
-        "term.html",
-        &layout(site, title, site.term_url(tax, id, p), "term", v),
-    )
+    let mut l = layout(site, title, site.term_url(tax, id, p), "term", &v);
+    l.page.description = description;
+    html(ctx.theme, "term.html", &l)
 }
 
 /// The keywords seen most often in the same items as keyword `id`.

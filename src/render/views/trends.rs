@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Ctx, Link, Snapshots, html, layout, search_url};
+use super::{Ctx, Link, Snapshots, describe, html, layout, search_url};
 use crate::render::page::{Fp, Fps, Kind, Page};
 use crate::render::rising::{self, RisingView};
 use crate::render::site::{Site, Tax};
@@ -109,9 +109,16 @@ pub(crate) fn trends(ctx: &Ctx, snapshots: &Snapshots) -> Result<Vec<u8>> {
             .unwrap_or_default(),
         trend_words,
     };
-    html(
-        ctx.theme,
-        "trends.html",
-        &layout(site, s.rising.into(), "trends/".into(), "trends", v),
-    )
+    let description = describe(
+        site,
+        s.rising,
+        v.rising_day
+            .iter()
+            .chain(&v.rising_hour)
+            .map(|r| r.word.name.as_str())
+            .chain(v.trend_words.iter().map(|w| w.word.as_str())),
+    );
+    let mut l = layout(site, s.rising.into(), "trends/".into(), "trends", &v);
+    l.page.description = description;
+    html(ctx.theme, "trends.html", &l)
 }

@@ -129,6 +129,7 @@ fn placed_boxes_never_overlap_and_stay_inside() {
                 max_font: 40.0,
                 max_words: 120,
                 label: String::new(),
+                link_label: String::new(),
             },
         ),
     ] {
@@ -390,4 +391,34 @@ fn the_shared_spiral_is_the_spiral_each_word_walked() {
             "each point computed once"
         );
     }
+}
+
+/// Issue 22: a linked word that says nothing as a link's text ("Go") carries what it is in its
+/// link (`<title>`, which is also its text content), and only such a word.
+#[test]
+fn a_generic_linked_word_says_what_it_is() {
+    let words = [
+        CloudWord {
+            text: "Go",
+            weight: 3.0,
+            href: Some("/k/go/"),
+        },
+        CloudWord {
+            text: "Rust",
+            weight: 2.0,
+            href: Some("/k/rust/"),
+        },
+    ];
+    let opts = CloudOptions {
+        link_label: "Keyword".into(),
+        ..CloudOptions::default()
+    };
+    let svg = word_cloud_svg(&words, &opts);
+    assert!(
+        svg.contains(r#"<a href="/k/go/"><title>Keyword: Go</title><text"#),
+        "{svg}"
+    );
+    assert!(svg.contains(r#"<a href="/k/rust/"><text"#), "{svg}");
+    let plain = word_cloud_svg(&words, &CloudOptions::default());
+    assert!(!plain.contains("Keyword"), "{plain}");
 }

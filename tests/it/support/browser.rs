@@ -205,6 +205,20 @@ impl Browser {
         }
     }
 
+    /// Sizes the page's window to `width` × `height` CSS pixels at scale 1, as a phone
+    /// (touch, `mobile` viewport rules) below 800 px. Applies to the current page and the next.
+    pub fn set_viewport(&mut self, width: u32, height: u32) {
+        let mobile = width < 800;
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}),
+        );
+        self.call(
+            "Emulation.setTouchEmulationEnabled",
+            json!({"enabled": mobile}),
+        );
+    }
+
     /// Evaluates `js` in the page (awaiting a promise) and returns its value as JSON
     /// (`undefined` is null). Panics with the exception if it throws.
     pub fn eval(&mut self, js: &str) -> Value {
