@@ -27,7 +27,7 @@ const NAME_COPIES: u64 = 4;
 const SEARCH_PER_2_BYTES: u64 = 3;
 /// What each kanji of the title and summary adds on top of that: the static index keeps a
 /// kanji's unigram beside its bigram (a lone kanji is a query), a second posting per character.
-const SEARCH_PER_KANJI: u64 = 6;
+const SEARCH_PER_KANJI: u64 = 8;
 /// The keys, quotes and date of an item's block in a snapshot file.
 const CONTENT_ITEM: u64 = 160;
 /// The keys and quotes of one news link of a trend.
