@@ -42,7 +42,7 @@ mod server;
 
 #[path = "common/mod.rs"]
 mod common;
-use common::env_usize;
+use common::{env_usize, self_cpu, tv};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -487,17 +487,6 @@ struct RunStats {
     snapshot_items: usize,
     state_bytes: u64,
     served_bytes: u64,
-}
-
-fn tv(t: libc::timeval) -> Duration {
-    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-}
-
-fn self_cpu() -> Duration {
-    // SAFETY: getrusage only writes the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 /// Runs `matome --root SITE fetch --now NOW`; wall time, CPU and peak RSS of that process alone.

@@ -21,7 +21,7 @@
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{Rng, env_usize};
+use common::{Rng, env_usize, self_cpu};
 
 use std::time::{Duration, Instant};
 
@@ -40,17 +40,6 @@ struct Template {
     category: String,
     title: String,
     description: String,
-}
-
-fn tv(t: libc::timeval) -> Duration {
-    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-}
-
-fn self_cpu() -> Duration {
-    // SAFETY: getrusage only writes the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 /// A story's made-up name: Latin for even stories, katakana for odd ones.

@@ -13,6 +13,20 @@ pub fn env_usize(name: &str, default: usize) -> usize {
     }
 }
 
+/// A `timeval` (from getrusage or wait4) as a `Duration`.
+pub fn tv(t: libc::timeval) -> std::time::Duration {
+    std::time::Duration::from_secs(t.tv_sec as u64)
+        + std::time::Duration::from_micros(t.tv_usec as u64)
+}
+
+/// User plus system CPU time this process has used so far (getrusage).
+pub fn self_cpu() -> std::time::Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
 /// xorshift64*: small, deterministic, so every run generates the same data.
 pub struct Rng(pub u64);
 
