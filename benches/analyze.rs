@@ -118,6 +118,7 @@ fn items_from(corpus: &str) -> Vec<Item> {
             summary: String::new(),
             text,
             trend: None,
+            story: String::new(),
         });
     }
     items

@@ -205,6 +205,7 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
                 summary,
                 text,
                 trend: None,
+                story: String::new(),
             });
         }
         let snapshot = Snapshot {

@@ -114,6 +114,7 @@ fn generate(templates: &[Template], n: usize, per_day: usize, seed: u64) -> Vec<
                 summary: String::new(),
                 text: matome::text::html_to_text(&t.description),
                 trend: None,
+                story: String::new(),
             }
         })
         .collect()

@@ -7,6 +7,18 @@
 //! Not for anything an attacker could exploit by choosing collisions: every cache it guards is
 //! also verified or rebuilt.
 
+/// `bytes` as lower-case hex digits, two a byte: item keys as story IDs, digests in deploy
+/// manifests and requests.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
 /// 64-bit FNV-1a of `bytes`: a fixed, dependency-free hash for caches that outlive the process.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

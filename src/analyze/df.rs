@@ -275,6 +275,7 @@ mod tests {
                         summary: String::new(),
                         text: format!("{a}をめぐり{b}が広がっている。"),
                         trend: None,
+                        story: String::new(),
                     }
                 })
                 .collect();

@@ -389,6 +389,7 @@ mod tests {
             summary: String::new(),
             text: text.into(),
             trend: None,
+            story: String::new(),
         }
     }
 

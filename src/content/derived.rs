@@ -39,7 +39,8 @@ use crate::fsutil;
 ///
 /// 5: one layer (records of whole snapshots; keys with their file's hour, shared with `matome
 /// check`; the versionless search-docs cache gone).
-pub(crate) const VERSION: u32 = 5;
+/// 6: an item's story (issue 24).
+pub(crate) const VERSION: u32 = 6;
 
 /// Snapshot files parsed by this process (every parse of derived state goes through [`load`]).
 static PARSES: AtomicUsize = AtomicUsize::new(0);
@@ -247,6 +248,7 @@ struct StoredItem {
     summary: String,
     text: String,
     trend: Option<StoredTrend>,
+    story: String,
 }
 
 /// A trend as stored: volume, picture, news links (title, URL, source).
@@ -272,6 +274,7 @@ impl Stored {
                     keywords: i.keywords,
                     summary: i.summary,
                     text: i.text,
+                    story: i.story,
                     trend: i.trend.map(|(volume, picture, news)| Trend {
                         volume,
                         picture,
@@ -310,6 +313,7 @@ struct StoredItemRef<'a> {
     summary: &'a str,
     text: &'a str,
     trend: Option<TrendRef<'a>>,
+    story: &'a str,
 }
 
 impl<'a> StoredRef<'a> {
@@ -332,6 +336,7 @@ impl<'a> StoredRef<'a> {
                     keywords: &i.keywords,
                     summary: &i.summary,
                     text: &i.text,
+                    story: &i.story,
                     trend: i.trend.as_ref().map(|t| {
                         let news = t
                             .news

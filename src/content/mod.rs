@@ -50,6 +50,11 @@ pub struct Item {
     /// For the items of a trends feed (`kind = "trends"`): the search volume and news links.
     #[serde(default)]
     pub trend: Option<Trend>,
+    /// The story the item belongs to: the key ([`ItemKey::hex`]) of the story's first item,
+    /// decided when the item was archived. Empty in snapshots written before stories: such an
+    /// item is its own story ([`Item::story_id`]).
+    #[serde(default)]
+    pub story: String,
 }
 
 /// What a trends feed (Google Trends' RSS) says of a trend word beyond an ordinary item.
@@ -102,6 +107,16 @@ impl Item {
     pub fn key(&self) -> ItemKey {
         ItemKey::new(&self.feed, &self.id)
     }
+
+    /// The ID of the item's story: the recorded one, else its own key (alone, it is its own
+    /// story).
+    pub fn story_id(&self) -> std::borrow::Cow<'_, str> {
+        if self.story.is_empty() {
+            std::borrow::Cow::Owned(self.key().hex())
+        } else {
+            std::borrow::Cow::Borrowed(&self.story)
+        }
+    }
 }
 
 /// (feed URL, item id): an item is archived once per feed.
@@ -125,6 +140,11 @@ impl ItemKey {
         let mut key = [0; 16];
         key.copy_from_slice(&digest[..16]);
         ItemKey(key)
+    }
+
+    /// The key as 32 lower-case hex digits: a story's ID in snapshots and pages.
+    pub fn hex(&self) -> String {
+        crate::hash::hex(&self.0)
     }
 }
 
@@ -257,6 +277,9 @@ impl Snapshot {
                 toml_string(&mut out, k);
             }
             out.push_str("]\n");
+            if !item.story.is_empty() {
+                kv(&mut out, "story", &item.story);
+            }
             kv(&mut out, "summary", &item.summary);
             kv(&mut out, "text", &item.text);
             if let Some(t) = &item.trend {

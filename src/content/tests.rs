@@ -18,6 +18,7 @@ fn item(id: &str) -> Item {
         summary: "一行目\n二行目".into(),
         text: "tab\there".into(),
         trend: None,
+        story: String::new(),
     }
 }
 
@@ -287,4 +288,24 @@ fn a_volume_past_tomls_integer_range_is_refused_when_read_and_clamped_when_writt
             "{bad}: {e}"
         );
     }
+}
+
+#[test]
+fn a_story_round_trips_and_an_item_without_one_is_its_own_story() {
+    let mut s = snapshot();
+    let own = s.items[0].key().hex();
+    assert_eq!(own.len(), 32);
+    assert!(own.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    assert_eq!(s.items[0].story_id(), own, "no story recorded: its own");
+    s.items[1].story = own.clone();
+    let text = s.to_text();
+    assert!(text.contains(&format!("story = \"{own}\"")), "{text}");
+    assert_eq!(
+        text.matches("story = ").count(),
+        1,
+        "an item without a story writes no line: {text}"
+    );
+    let back = Snapshot::parse(&text, "x.md").unwrap();
+    assert_eq!(back, s);
+    assert_eq!(back.items[1].story_id(), own);
 }

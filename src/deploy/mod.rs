@@ -54,6 +54,7 @@ use object_store::{BackoffConfig, ClientOptions, RetryConfig};
 use rayon::prelude::*;
 
 use crate::config::{Config, DeploySettings};
+use crate::hash::hex;
 
 /// The deploy manifest's name under the prefix.
 pub const DEPLOY_MANIFEST: &str = ".matome-deploy.json";
@@ -117,14 +118,6 @@ pub fn scan(output: &Path) -> Result<Vec<LocalFile>> {
             })
         })
         .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// The variables `object_store` reads credentials from; one of them must be set, or it would

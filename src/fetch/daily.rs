@@ -207,6 +207,7 @@ mod tests {
             summary: "s".into(),
             text: String::new(),
             trend: None,
+            story: String::new(),
         };
         let items = [item("a", "1"), item("b", "2"), item("a", "3")];
         let mut state = FetchState::default();

@@ -128,6 +128,7 @@ fn parse_feed_inner(text: &str, url: &str, nodes: usize) -> Result<ParsedFeed, S
                 text: text::html_to_text(body),
                 published: e.published.or(e.updated),
                 trend: None,
+                story: String::new(),
             }
         })
         .collect();
@@ -361,6 +362,7 @@ pub fn to_item(entry: &FeedEntry, cx: &ItemContext) -> Item {
             crate::config::FeedKind::Trends => Some(entry.trend.clone().unwrap_or_default()),
             crate::config::FeedKind::News => None,
         },
+        story: String::new(),
     }
 }
 
@@ -499,6 +501,7 @@ mod tests {
         let now = cx.now;
         let mut e = FeedEntry {
             trend: None,
+            story: String::new(),
             guid: None,
             link: None,
             title: "t".into(),
@@ -524,6 +527,7 @@ mod tests {
         let now = cx.now;
         let entry = |published: Option<&str>| FeedEntry {
             trend: None,
+            story: String::new(),
             guid: None,
             link: None,
             title: "t".into(),
@@ -586,6 +590,7 @@ mod tests {
         let cx = test_context(&settings);
         let e = FeedEntry {
             trend: None,
+            story: String::new(),
             guid: Some("g".into()),
             link: None,
             title: "長".repeat(5000),

@@ -141,6 +141,7 @@ fn item() -> impl Strategy<Value = Item> {
                     summary,
                     text,
                     trend,
+                    story: String::new(),
                 }
             },
         )

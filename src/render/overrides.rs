@@ -86,10 +86,7 @@ impl Manifest {
 
 /// SHA-256 of `bytes`, lower-case hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hash::hex(&Sha256::digest(bytes))
 }
 
 /// One file of the site that takes the place of a built-in one.

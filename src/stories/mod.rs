@@ -16,10 +16,13 @@
 //!   disagree (versions, amounts, percentages, counts: [`numbers`]), or that announces a
 //!   pre-release where the other does not.
 //!
-//! Owns the method and the window index only: where facts come from ([`Facts::of`], reading
-//! the analyser's public API), and nothing of snapshots, pages or search — the integration
-//! writes [`Assignment::story`] into the item's record.
+//! Also how widely a story was covered and how stories rank by it ([`coverage`]).
+//!
+//! Owns the method, the window index and coverage only: where facts come from ([`Facts::of`],
+//! reading the analyser's public API), and nothing of snapshots, pages or search — the
+//! integration writes [`Assignment::story`] into the item's record.
 
+pub mod coverage;
 mod facts;
 mod index;
 pub mod link;

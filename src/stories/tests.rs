@@ -24,6 +24,7 @@ fn item(site: &str, title: &str, link: &str, hour: i64) -> Item {
         summary: String::new(),
         text: String::new(),
         trend: None,
+        story: String::new(),
     }
 }
 

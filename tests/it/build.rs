@@ -35,6 +35,7 @@ fn item(i: &It, published: &str) -> Item {
         summary: format!("{}についての要約。二文目です。", i.title),
         text: String::new(),
         trend: None,
+        story: String::new(),
     }
 }
 
@@ -291,6 +292,7 @@ fn nothing_executable_from_a_feed_reaches_public() {
             .into(),
         text: String::new(),
         trend: None,
+        story: String::new(),
     };
     let data_link = Item {
         id: "y".into(),

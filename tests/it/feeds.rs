@@ -62,6 +62,7 @@ fn fixture() -> Site {
                     summary: format!("要約 {id}"),
                     text: String::new(),
                     trend: None,
+                    story: String::new(),
                 }
             })
             .collect();

@@ -201,6 +201,7 @@ fn a_keyword_named_like_a_generic_link_says_what_it_is_in_every_link() {
         summary: "The Go team released a new version.".into(),
         text: String::new(),
         trend: None,
+        story: String::new(),
     };
     Snapshot {
         hour: h,
@@ -264,6 +265,7 @@ fn a_keywords_chart_starts_at_the_archives_first_month() {
                 summary: String::new(),
                 text: String::new(),
                 trend: None,
+                story: String::new(),
             }],
             body: String::new(),
         }

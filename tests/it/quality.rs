@@ -91,6 +91,7 @@ fn to_item(g: &Gold) -> Item {
         summary: String::new(),
         text: matome::text::html_to_text(&g.description),
         trend: None,
+        story: String::new(),
     }
 }
 

@@ -23,6 +23,7 @@ fn item(id: &str, category: &str, site: &str, title: &str, text: &str, published
         summary: text.chars().take(60).collect(),
         text: text.into(),
         trend: None,
+        story: String::new(),
     }
 }
 

@@ -152,6 +152,7 @@ fn fixture() -> Site {
             summary: summary.into(),
             text: String::new(),
             trend: None,
+            story: String::new(),
         });
     }
     for (hour, items) in hours {

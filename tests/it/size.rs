@@ -41,6 +41,7 @@ fn write_hour(
             ),
             text: String::new(),
             trend: None,
+            story: String::new(),
         })
         .collect();
     let s = Snapshot {
@@ -341,6 +342,7 @@ fn list_rows_and_search_link_the_items_own_row_when_a_digest_also_holds_trend_wo
         summary: "量子計算の要約。".into(),
         text: String::new(),
         trend: None,
+        story: String::new(),
     };
     let trend = Item {
         id: "https://trends.example.com/2021-07-20/大谷翔平".into(),

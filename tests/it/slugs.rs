@@ -18,6 +18,7 @@ fn item(n: usize, category: &str, site: &str, keywords: &[&str]) -> Item {
         summary: format!("記事{n}の要約です。"),
         text: String::new(),
         trend: None,
+        story: String::new(),
     }
 }
 

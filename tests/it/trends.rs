@@ -174,6 +174,7 @@ fn rising_words_and_word_clouds_on_the_pages() {
                 summary: String::new(),
                 text: String::new(),
                 trend: None,
+                story: String::new(),
             });
         }
         Snapshot {

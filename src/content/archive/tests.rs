@@ -20,6 +20,7 @@ fn item(id: &str, cat: &str, kws: &[&str]) -> Item {
         summary: "s".into(),
         text: String::new(),
         trend: None,
+        story: String::new(),
     }
 }
 

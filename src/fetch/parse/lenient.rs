@@ -473,6 +473,7 @@ impl ItemBuilder {
                 .and_then(parse_date)
                 .or_else(|| self.updated.as_deref().and_then(parse_date)),
             trend: None,
+            story: String::new(),
         }
     }
 }

@@ -368,10 +368,7 @@ pub async fn settle(
     }
 }
 
-/// A hex string.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub(crate) use crate::hash::hex;
 
 /// `bail!` for the services' own answers that are not HTTP errors.
 pub(crate) fn malformed(label: &str, what: &str) -> Failure {
