@@ -128,7 +128,6 @@ fn parse_feed_inner(text: &str, url: &str, nodes: usize) -> Result<ParsedFeed, S
                 text: text::html_to_text(body),
                 published: e.published.or(e.updated),
                 trend: None,
-                story: String::new(),
             }
         })
         .collect();
@@ -501,7 +500,6 @@ mod tests {
         let now = cx.now;
         let mut e = FeedEntry {
             trend: None,
-            story: String::new(),
             guid: None,
             link: None,
             title: "t".into(),
@@ -527,7 +525,6 @@ mod tests {
         let now = cx.now;
         let entry = |published: Option<&str>| FeedEntry {
             trend: None,
-            story: String::new(),
             guid: None,
             link: None,
             title: "t".into(),
@@ -590,7 +587,6 @@ mod tests {
         let cx = test_context(&settings);
         let e = FeedEntry {
             trend: None,
-            story: String::new(),
             guid: Some("g".into()),
             link: None,
             title: "長".repeat(5000),

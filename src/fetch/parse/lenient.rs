@@ -473,7 +473,6 @@ impl ItemBuilder {
                 .and_then(parse_date)
                 .or_else(|| self.updated.as_deref().and_then(parse_date)),
             trend: None,
-            story: String::new(),
         }
     }
 }
