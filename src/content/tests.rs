@@ -295,7 +295,10 @@ fn a_story_round_trips_and_an_item_without_one_is_its_own_story() {
     let mut s = snapshot();
     let own = s.items[0].key().hex();
     assert_eq!(own.len(), 32);
-    assert!(own.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    assert!(
+        own.bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    );
     assert_eq!(s.items[0].story_id(), own, "no story recorded: its own");
     s.items[1].story = own.clone();
     let text = s.to_text();

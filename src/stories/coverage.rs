@@ -38,7 +38,9 @@ impl Coverage<'_> {
     /// When the story's `n`-th distinct site first reported it: when it entered a feed of
     /// stories covered by `n` sites. `None` while fewer covered it (and for `n` = 0).
     pub fn reached(&self, n: usize) -> Option<DateTime<FixedOffset>> {
-        n.checked_sub(1).and_then(|i| self.sites.get(i)).map(|s| s.1)
+        n.checked_sub(1)
+            .and_then(|i| self.sites.get(i))
+            .map(|s| s.1)
     }
 }
 
@@ -204,7 +206,12 @@ mod tests {
 
     #[test]
     fn ties_are_broken_the_same_way_in_any_input_order() {
-        let reports = [r("x", "A", 0), r("x", "B", 0), r("y", "A", 0), r("y", "B", 0)];
+        let reports = [
+            r("x", "A", 0),
+            r("x", "B", 0),
+            r("y", "A", 0),
+            r("y", "B", 0),
+        ];
         let mut reversed = reports;
         reversed.reverse();
         let a: Vec<_> = top(&coverage(reports), 1, Rank::BySites, 1)
