@@ -241,11 +241,11 @@ const HELD_OUT2_PRECISION_FLOOR: f64 = 0.0;
 const HELD_OUT2_LANGUAGE_PRECISION_FLOOR: f64 = 0.0;
 const HELD_OUT2_RECALL_FLOOR: f64 = 0.0;
 
-/// Near the level the ranking reached on the tuning part when last tuned (0.759, Japanese
-/// 0.788, English 0.732; recall@3 0.655 capped): a drop fails.
-const TUNING_PRECISION_FLOOR: f64 = 0.74;
-const TUNING_LANGUAGE_PRECISION_FLOOR: f64 = 0.71;
-const TUNING_RECALL_FLOOR: f64 = 0.64;
+/// Near the level the ranking reached on the tuning part when last tuned (round 3: 0.777,
+/// Japanese 0.809, English 0.747; recall@3 0.679 capped): a drop fails.
+const TUNING_PRECISION_FLOOR: f64 = 0.76;
+const TUNING_LANGUAGE_PRECISION_FLOOR: f64 = 0.73;
+const TUNING_RECALL_FLOOR: f64 = 0.66;
 
 /// The floors one part's figures fall below, as messages.
 fn below_floors(part: Part, groups: &[(&str, Score)]) -> Vec<String> {
