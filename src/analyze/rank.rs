@@ -303,6 +303,12 @@ pub(super) fn hiragana_name(toks: &[Tok]) -> Option<(usize, usize)> {
     company.then_some((s, r))
 }
 
+/// Whether the tokens `start..end` stand alone in 「」: a word so written is a name
+/// (スーパーコンピューター「富岳」).
+pub(super) fn bracketed(toks: &[Tok], start: usize, end: usize) -> bool {
+    start > 0 && toks[start - 1].surface == "「" && toks.get(end).is_some_and(|t| t.surface == "」")
+}
+
 /// Honorifics after a person's name (ジョン・スミス氏): not part of the name.
 const HONORIFICS: &[&str] = &["氏", "さん", "様", "殿"];
 

@@ -234,12 +234,7 @@ impl Analyzer {
             }
             let before = out.len();
             self.japanese_compound(run, out);
-            // A word alone in 「」 is a name (スーパーコンピューター「富岳」).
-            if out.len() == before + 1
-                && start > 0
-                && toks[start - 1].surface == "「"
-                && toks.get(i).is_some_and(|t| t.surface == "」")
-            {
+            if out.len() == before + 1 && rank::bracketed(toks, start, i) {
                 out[before].proper = true;
             }
         }

@@ -230,16 +230,18 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 /// recall@3 ≥ 0.60. Round 2 reached precision@3 0.701 (Japanese 0.746, English 0.658) and
 /// recall@3 0.545 (capped; 0.540 of all gold): the precision floors are the goal, the recall
 /// floor just below what was reached (a drop fails; raise it to the goal once it is met).
+/// Round 3 reached 0.726 (Japanese 0.785, English 0.669), recall@3 0.571; the floors were kept.
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
 const HELD_OUT_RECALL_FLOOR: f64 = 0.53;
 
-/// The second held-out part's floors (precision@3 overall and per language, recall@3): set
-/// once, after the third round's single look at it, just under what it reached (the goal
-/// where it was met).
-const HELD_OUT2_PRECISION_FLOOR: f64 = 0.0;
-const HELD_OUT2_LANGUAGE_PRECISION_FLOOR: f64 = 0.0;
-const HELD_OUT2_RECALL_FLOOR: f64 = 0.0;
+/// The second held-out part's floors, set after the third round's one look at it (before the
+/// round: precision@3 0.701, Japanese 0.766, English 0.637, recall@3 0.571; after: 0.709,
+/// 0.771, 0.648, recall@3 0.574): the precision floors are the goal, met; the recall floor just
+/// under what was reached (the goal, 0.60, is not met).
+const HELD_OUT2_PRECISION_FLOOR: f64 = 0.68;
+const HELD_OUT2_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
+const HELD_OUT2_RECALL_FLOOR: f64 = 0.56;
 
 /// Near the level the ranking reached on the tuning part when last tuned (round 3: 0.777,
 /// Japanese 0.809, English 0.747; recall@3 0.679 capped): a drop fails.
