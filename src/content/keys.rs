@@ -77,6 +77,11 @@ impl FileKeys {
         }
     }
 
+    /// The file's stamp (size, time, bytes) as the view last saw it.
+    pub(crate) fn stamp(&self) -> Stamp {
+        self.stamp
+    }
+
     /// The hour the file declares.
     pub(crate) fn hour(&self) -> DateTime<FixedOffset> {
         let (secs, offset) = self.hour;
