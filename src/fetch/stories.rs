@@ -13,7 +13,10 @@ use chrono::{DateTime, FixedOffset};
 use super::admit::write_snapshot;
 use crate::config::Config;
 use crate::content::{self, ArchiveKeys, Item};
-use crate::stories::{self, window::Window};
+use crate::stories::{
+    self,
+    window::{Opened, Window},
+};
 
 /// Decides the stories of `new_items`, adds them to this hour's snapshot
 /// ([`write_snapshot`]) and saves the window; the snapshot's path under the root.
@@ -24,11 +27,24 @@ pub(super) fn decide_and_write(
     mut new_items: Vec<Item>,
     archive: &mut ArchiveKeys,
 ) -> Result<PathBuf> {
+    let started = std::time::Instant::now();
     let mut window = Window::open(root, archive, stories::Settings::of(&config.stories));
+    let opened = started.elapsed();
     let hour = content::digest_hour(now.to_utc(), config.timezone);
-    window.decide(&mut new_items, hour);
+    let (items, joined) = (new_items.len(), window.decide(&mut new_items, hour));
     let rel = write_snapshot(root, config, now, new_items, archive)?;
     window.record(archive, &content::rel_name(root, &root.join(&rel)));
     window.save(root);
+    if std::env::var_os("MATOME_TIMINGS").is_some() {
+        let how = match window.opened {
+            Opened::Loaded => "loaded".to_string(),
+            Opened::Rebuilt(why) => format!("rebuilt ({why})"),
+        };
+        eprintln!(
+            "stories: window {how} in {opened:?}, {} items; {joined} of {items} new items joined a story; {:?} in all",
+            window.len(),
+            started.elapsed()
+        );
+    }
     Ok(rel)
 }
