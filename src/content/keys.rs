@@ -93,6 +93,11 @@ impl FileKeys {
 }
 
 impl ArchiveKeys {
+    /// Snapshot files in the view (those that load).
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
     /// Records a snapshot this run has just written at `path`, so the next run (and the next
     /// build) finds it in the view and its record instead of parsing it.
     pub fn remember(&mut self, root: &Path, path: &Path, text: &str, snapshot: &Snapshot) {

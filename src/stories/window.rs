@@ -115,12 +115,32 @@ fn in_span(all: &Files, settings: &Settings) -> Files {
         .collect()
 }
 
-/// Every snapshot file the key view holds (those that load), as the window names them.
-fn current(archive: &ArchiveKeys) -> Files {
+/// The snapshot files of the span as the key view holds them (those that load): one pass
+/// over the view's entries, the span's alone copied.
+fn current(archive: &ArchiveKeys, settings: &Settings) -> Files {
+    let hours: Vec<i64> = archive
+        .files
+        .values()
+        .map(|f| f.hour().timestamp())
+        .collect();
+    let Some(latest) = hours.iter().max() else {
+        return Files::new();
+    };
+    let from = latest - span_secs(settings);
     archive
         .files
         .iter()
-        .map(|(n, f)| (n.clone(), Covered::of(&f.stamp(), &f.hour())))
+        .zip(hours.iter())
+        .filter(|(_, h)| **h >= from)
+        .map(|((n, f), h)| {
+            let s = f.stamp();
+            let c = Covered {
+                size: s.size,
+                hash: s.hash,
+                hour: *h,
+            };
+            (n.clone(), c)
+        })
         .collect()
 }
 
@@ -130,7 +150,7 @@ impl Window {
     /// settings, verifies, and covers exactly the span's files as they are; else rebuilt from
     /// content/.
     pub fn open(root: &Path, archive: &ArchiveKeys, settings: Settings) -> Window {
-        let now = in_span(&current(archive), &settings);
+        let now = current(archive, &settings);
         match read(root, &settings) {
             Ok((files, index)) if files == now => Window {
                 index,
@@ -172,7 +192,7 @@ impl Window {
     /// [`Window::open`] with the index rebuilt from content/ whatever is saved (`matome
     /// analyze` after rewriting stories).
     pub fn rebuilt(root: &Path, archive: &ArchiveKeys, settings: Settings) -> Window {
-        let now = in_span(&current(archive), &settings);
+        let now = current(archive, &settings);
         Window::rebuild(root, &now, settings, "asked for")
     }
 
