@@ -332,6 +332,20 @@ fn analyze_gives_an_archive_without_stories_the_ones_fetch_gave() {
         "{out:?}"
     );
 
+    // only the newer hour without stories: decided against the older hour's, as recorded
+    let mut s = Snapshot::parse(&site.read(FILE2), FILE2).unwrap();
+    for i in &mut s.items {
+        i.story.clear();
+    }
+    site.write(FILE2, s.to_text());
+    let out = site.matome(&["analyze"]);
+    assert!(
+        out.stdout
+            .contains("0 analysed, 1 files rewritten; the stories of 4 items decided"),
+        "{out:?}"
+    );
+    assert_eq!([site.read(FILE1), site.read(FILE2)], fetched);
+
     let before = stories(&site);
     wipe(&site);
     let out = site.matome(&["analyze", "--all"]);
@@ -340,6 +354,11 @@ fn analyze_gives_an_archive_without_stories_the_ones_fetch_gave() {
         stories(&site),
         before,
         "--all decides them as the fetches did"
+    );
+    assert_eq!(
+        [site.read(FILE1), site.read(FILE2)],
+        fetched,
+        "and the files are the fetches' byte for byte"
     );
     let text = [site.read(FILE1), site.read(FILE2)];
     let out = site.matome(&["analyze", "--all"]);
