@@ -189,8 +189,9 @@ fn one_event_from_three_sites_over_two_hours_is_one_story_and_an_earlier_hour_is
     assert_eq!(story(&RUST_BETA), key(&RUST_BETA), "{s:#?}");
 }
 
-/// What each way of losing the window gives the second hour: the second hour's file as a run
-/// with the window intact writes it, the window rebuilt from content/ (and said why).
+/// What each way of losing the window (or changing its settings) gives the second hour: the
+/// second hour's file as a run with the window intact writes it, the window rebuilt from
+/// content/ (and said why).
 #[test]
 fn a_lost_or_damaged_window_is_rebuilt_from_content_and_decides_the_same() {
     let server = TestServer::new();
@@ -238,6 +239,16 @@ fn a_lost_or_damaged_window_is_rebuilt_from_content_and_decides_the_same() {
         "all of .matome/ gone (a cold rebuild)"
     );
     assert_eq!(cold.read(FILE1), intact.read(FILE1));
+    // a window of other settings is not believed either (and the same events still join)
+    let (other, told) = two_hours_told(&server, |site| {
+        let config = site.read("matome.toml") + "\n[stories]\nwindow_hours = 48\n";
+        site.write("matome.toml", config);
+    });
+    assert!(
+        told.starts_with("stories: window rebuilt (of another version, method or settings)"),
+        "{told}"
+    );
+    assert_eq!(other.read(FILE2), want, "[stories] window_hours changed");
     // and the window each run leaves is the same window
     for site in [&deleted, &damaged, &cut, &cold] {
         assert_eq!(
