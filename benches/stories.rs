@@ -11,6 +11,15 @@
 //! - **hour**: a window filled with `MATOME_BENCH_DAYS` (4) days of items, then 24 hours of
 //!   `MATOME_BENCH_PER_HOUR` (40) items each: [`Facts::of`] and [`StoryIndex::assign`] per
 //!   item on this thread; CPU time (getrusage) and wall time per hour, min / median / max;
+//! - **fetch**: the fetch's stories step at a year, with the window as derived state: a site
+//!   in a temp folder holding `MATOME_BENCH_DAYS` (4) days of hourly snapshot files at
+//!   `MATOME_BENCH_PER_DAY` a day and, before them, the rest of a year as files of one item
+//!   (`MATOME_BENCH_YEAR_FILES`, 8,760 in all), its key view loaded as a fetch loads it; then
+//!   24 hours of `MATOME_BENCH_PER_HOUR` new items, each hour [`Window::open`] (read, verify
+//!   against the key view, restore), [`Window::decide`], the snapshot written, and
+//!   [`Window::record`] + [`Window::save`]; CPU and wall per hour of the stories step (open,
+//!   decide, save; the snapshot's writing is the fetch's own), min / median / max, the cold
+//!   rebuild of the window from content/, and the window file's size;
 //! - **year**: [`recompute`] over `MATOME_BENCH_ITEMS` (365,000) items on a rayon pool of
 //!   `MATOME_BENCH_THREADS` (2) threads; wall and CPU time, and items per second.
 //!
@@ -27,6 +36,8 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, FixedOffset};
 use matome::content::Item;
+use matome::content::{self, Snapshot};
+use matome::stories::window::{Opened, Window};
 use matome::stories::{Facts, Settings, StoryIndex, ToAssign, recompute};
 
 #[derive(serde::Deserialize)]
@@ -171,6 +182,158 @@ fn hour(templates: &[Template]) {
     );
 }
 
+/// Min, median and max of `v` (sorted here), in ms.
+fn spread(v: &mut [f64]) -> String {
+    v.sort_by(f64::total_cmp);
+    format!(
+        "min {:.1} ms  median {:.1} ms  max {:.1} ms",
+        v[0],
+        v[v.len() / 2],
+        v[v.len() - 1]
+    )
+}
+
+/// Writes `items` as the snapshot of `hour` under `root`, and tells the key view; the file's
+/// name under the root.
+fn write_hour(
+    root: &std::path::Path,
+    hour: DateTime<FixedOffset>,
+    items: Vec<Item>,
+    keys: &mut content::ArchiveKeys,
+) -> String {
+    let name = format!("content/{}.md", hour.format("%Y/%m/%d/%H%M"));
+    let snapshot = Snapshot {
+        hour,
+        updated: hour + chrono::Duration::minutes(10),
+        items,
+        body: String::new(),
+    };
+    let path = root.join(&name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let text = snapshot.to_text();
+    std::fs::write(&path, &text).unwrap();
+    keys.remember(root, &path, &text, &snapshot);
+    name
+}
+
+fn fetch_path(templates: &[Template]) {
+    let per_day = env_usize("MATOME_BENCH_PER_DAY", 1000);
+    let days = env_usize("MATOME_BENCH_DAYS", 4);
+    let per_hour = env_usize("MATOME_BENCH_PER_HOUR", 40);
+    let year_files = env_usize("MATOME_BENCH_YEAR_FILES", 8760);
+    let hours = 24;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("matome.toml"),
+        "title = \"t\"\nbase_url = \"https://example.com/\"\n",
+    )
+    .unwrap();
+    let recent = days * 24;
+    let window_items = generate(templates, per_day * days + per_hour * hours, per_day, 13);
+    let start = window_items[0].published;
+    let old = year_files.saturating_sub(recent);
+    let mut keys = content::ArchiveKeys::default();
+    // the rest of the year: a file of one item an hour, before the window's days
+    for h in 0..old {
+        let hour = start - chrono::Duration::hours((old - h) as i64);
+        let mut item = generate(templates, 1, per_day, h as u64).remove(0);
+        item.id = format!("old-{h}");
+        item.published = hour;
+        write_hour(root, hour, vec![item], &mut keys);
+    }
+    // the window's days, their stories decided as fetches would have
+    let settings = Settings::default();
+    let mut window = Window::open(root, &keys, settings.clone());
+    let mut next = 0;
+    for h in 0..recent {
+        let hour = start + chrono::Duration::hours(h as i64);
+        let mut items: Vec<Item> = window_items[next..]
+            .iter()
+            .take_while(|i| i.published < hour + chrono::Duration::hours(1))
+            .cloned()
+            .collect();
+        next += items.len();
+        window.decide(&mut items, hour);
+        let name = write_hour(root, hour, items, &mut keys);
+        window.record(&keys, &name);
+    }
+    window.save(root);
+    // the key view as an hourly fetch loads it (a year of files, each recognised by its stamp)
+    let (c0, w0) = (self_cpu(), Instant::now());
+    let mut keys = content::load_keys(root).unwrap();
+    let (keys_cpu, keys_wall) = (self_cpu() - c0, w0.elapsed());
+    let (c0, w0) = (self_cpu(), Instant::now());
+    let cold = Window::rebuilt(root, &keys, settings.clone());
+    let (cold_cpu, cold_wall) = (self_cpu() - c0, w0.elapsed());
+    let cold_len = cold.len();
+    drop(cold);
+    let (mut open, mut decide, mut save, mut cpu, mut wall) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let mut loaded = 0;
+    for h in 0..hours {
+        let hour = start + chrono::Duration::hours((recent + h) as i64);
+        let mut items: Vec<Item> = window_items[next..]
+            .iter()
+            .take(per_hour)
+            .cloned()
+            .collect();
+        next += items.len();
+        let (c0, w0) = (self_cpu(), Instant::now());
+        let mut window = Window::open(root, &keys, settings.clone());
+        let c1 = self_cpu();
+        loaded += usize::from(window.opened == Opened::Loaded);
+        window.decide(&mut items, hour);
+        let c2 = self_cpu();
+        let w2 = w0.elapsed();
+        let name = write_hour(root, hour, items, &mut keys);
+        let (c3, w3) = (self_cpu(), Instant::now());
+        window.record(&keys, &name);
+        window.save(root);
+        let c4 = self_cpu();
+        open.push(ms(c1 - c0));
+        decide.push(ms(c2 - c1));
+        save.push(ms(c4 - c3));
+        cpu.push(ms((c2 - c0) + (c4 - c3)));
+        wall.push(ms(w2 + w3.elapsed()));
+    }
+    let size = std::fs::metadata(matome::layout::stories_window(root))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    println!(
+        "fetch: {per_hour} items an hour, the window as derived state, at {} snapshot files ({days} days at {per_day}/day and a file an hour before them), {hours} hours; window {cold_len} items, {:.1} MB saved; {loaded} of {hours} hours loaded it",
+        keys.file_count(),
+        size as f64 / 1e6
+    );
+    println!(
+        "  CPU per hour (open + decide + save)  {}",
+        spread(&mut cpu)
+    );
+    println!(
+        "  wall per hour                        {}",
+        spread(&mut wall)
+    );
+    println!(
+        "  CPU open (read, verify, restore)     {}",
+        spread(&mut open)
+    );
+    println!(
+        "  CPU decide                           {}",
+        spread(&mut decide)
+    );
+    println!(
+        "  CPU record + save                    {}",
+        spread(&mut save)
+    );
+    println!(
+        "  the fetch's key view at this size: CPU {:.1} ms, wall {:.1} ms; the window's cold rebuild from content/: CPU {:.0} ms, wall {:.0} ms",
+        ms(keys_cpu),
+        ms(keys_wall),
+        ms(cold_cpu),
+        ms(cold_wall)
+    );
+}
+
 fn year(templates: &[Template]) {
     let n = env_usize("MATOME_BENCH_ITEMS", 365_000);
     let threads = env_usize("MATOME_BENCH_THREADS", 2);
@@ -211,6 +374,9 @@ fn main() {
     let set: Set = toml::from_str(&text).expect("the development set parses");
     matome::analyze::Analyzer::get();
     hour(&set.items);
+    if std::env::var_os("MATOME_BENCH_NO_FETCH").is_none() {
+        fetch_path(&set.items);
+    }
     if std::env::var_os("MATOME_BENCH_NO_YEAR").is_none() {
         year(&set.items);
     }

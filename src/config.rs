@@ -20,10 +20,12 @@ pub mod deploy;
 pub mod publish;
 mod ranges;
 pub mod settings;
+pub mod stories;
 
 pub use deploy::DeploySettings;
 use ranges::{Int, Ranges, Real};
 use settings as s;
+pub use stories::StorySettings;
 
 /// The config file's name at the site root.
 pub const CONFIG_FILE: &str = "matome.toml";
@@ -48,6 +50,8 @@ pub struct Config {
     pub analyze: AnalyzeSettings,
     pub build: BuildSettings,
     pub trends: TrendSettings,
+    /// `[stories]`: the window stories are decided against, and what the pages make of them.
+    pub stories: StorySettings,
     pub feeds: Vec<FeedConfig>,
     /// `[[publish]]`: where `matome publish` posts new digests (see [`crate::publish`]).
     pub publish: Vec<publish::PublishTarget>,
@@ -268,6 +272,8 @@ struct RawConfig {
     #[serde(default)]
     trends: RawTrends,
     #[serde(default)]
+    stories: stories::RawStories,
+    #[serde(default)]
     feeds: Vec<RawFeed>,
     #[serde(default)]
     publish: Vec<publish::RawPublish>,
@@ -472,6 +478,7 @@ impl Config {
         let analyze = raw.analyze.settings(&r)?;
         let build = raw.build.settings(&r)?;
         let trends = raw.trends.settings(&r)?;
+        let stories = raw.stories.settings(&r)?;
         let feeds = feeds(raw.feeds, text, &at)?;
         let publish = publish::publish_targets(raw.publish, text, &at)?;
         let alerts = publish::alert_settings(raw.alerts, name, &at)?;
@@ -490,6 +497,7 @@ impl Config {
             analyze,
             build,
             trends,
+            stories,
             feeds,
             publish,
             alerts,

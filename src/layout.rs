@@ -38,6 +38,8 @@ pub const TANTIVY_DIR: &str = "tantivy";
 /// `.matome/check/`: per output folder, of the built site's links (`<output key>.links`; `crate::check`), and the
 /// pages builds wrote since the last check (`<output key>.pending`; `crate::render::changes`).
 pub const CHECK_DIR: &str = "check";
+/// `.matome/stories.bin`: the window of stories, derived from content/ ([`stories_window`]).
+pub const STORIES_WINDOW: &str = "stories.bin";
 /// `.matome/derived/`: one record per snapshot file, the snapshot as parsed
 /// ([`crate::content::derived`]).
 pub const DERIVED_DIR: &str = "derived";
@@ -133,6 +135,12 @@ pub fn check_pending(root: &Path, output: &Path) -> PathBuf {
     check_dir(root).join(format!("{}.pending", output_key(output)))
 }
 
+/// `.matome/stories.bin` of the site at `root`: the window of stories a fetch decides new
+/// items' stories against (`crate::stories::window`).
+pub fn stories_window(root: &Path) -> PathBuf {
+    cache_dir(root).join(STORIES_WINDOW)
+}
+
 /// `.matome/derived/` of the site at `root`.
 pub fn derived_dir(root: &Path) -> PathBuf {
     cache_dir(root).join(DERIVED_DIR)
@@ -154,6 +162,7 @@ mod tests {
             search_files(root),
             tantivy_dir(root),
             derived_dir(root),
+            stories_window(root),
             check_dir(root),
         ] {
             assert!(p.starts_with("site/.matome"), "{}", p.display());

@@ -10,7 +10,8 @@
 //! - [`search`]: the tantivy index (`matome search`, serve's API) and the search page's static
 //!   index.
 //! - [`trends`]: rising words and word clouds, for the pages.
-//! - [`stories`]: the items from any sites that report one event, grouped.
+//! - [`stories`]: the items from any sites that report one event, grouped: the method, and the
+//!   window a fetch decides new items' stories against (derived state in `.matome/`).
 //! - [`check`]: `matome check`: the config, the content files and the built site's links.
 //! - [`deploy`]: `matome deploy`: the built site uploaded to S3-compatible storage.
 //! - [`publish`]: `matome publish`: new digests posted to social networks and webhooks.

@@ -9,7 +9,8 @@ use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// Every item, not only those without keywords.
+    /// Every item, not only those without keywords (or without a story): after a change of
+    /// the analyser or of the stories' method.
     #[arg(long)]
     pub all: bool,
 }
@@ -18,8 +19,8 @@ pub struct AnalyzeArgs {
 pub fn run(root: &Path, args: AnalyzeArgs) -> Result<ExitCode> {
     let r = crate::analyze_archive::analyze_archive(root, args.all)?;
     println!(
-        "{} items in the archive: {} analysed, {} files rewritten",
-        r.items, r.analysed, r.files_rewritten
+        "{} items in the archive: {} analysed, {} files rewritten; the stories of {} items decided",
+        r.items, r.analysed, r.files_rewritten, r.stories_decided
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -138,6 +138,14 @@ settings! {
         "rising words listed";
     TRENDS_CLOUD_WORDS: "trends.cloud_words", Whole, 50.0, 0.0, 1000.0,
         "words in each of a day's two word clouds";
+    STORIES_WINDOW_HOURS: "stories.window_hours", Whole, 72.0, 1.0, 8760.0,
+        "a new item's story is decided against the stories of this many hours before it";
+    STORIES_FEED_MIN_SITES: "stories.feed_min_sites", Whole, 3.0, 1.0, 1000.0,
+        "a story enters the top stories' feed once this many distinct sites reported it";
+    STORIES_TOP_PER_DAY: "stories.top_per_day", Whole, 10.0, 0.0, 1000.0,
+        "top stories leading each day page and the home page (0: none)";
+    STORIES_HOME_HALF_LIFE_HOURS: "stories.home_half_life_hours", Real, 24.0, 1.0, 8760.0,
+        "the home page's ranking halves a story's distinct sites for every this many hours since its latest report";
 }
 
 /// Every default whole where it must be, positive where it must be, and in its range; every key

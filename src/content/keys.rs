@@ -77,6 +77,11 @@ impl FileKeys {
         }
     }
 
+    /// The file's stamp (size, time, bytes) as the view last saw it.
+    pub(crate) fn stamp(&self) -> Stamp {
+        self.stamp
+    }
+
     /// The hour the file declares.
     pub(crate) fn hour(&self) -> DateTime<FixedOffset> {
         let (secs, offset) = self.hour;
@@ -88,6 +93,11 @@ impl FileKeys {
 }
 
 impl ArchiveKeys {
+    /// Snapshot files in the view (those that load).
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
     /// Records a snapshot this run has just written at `path`, so the next run (and the next
     /// build) finds it in the view and its record instead of parsing it.
     pub fn remember(&mut self, root: &Path, path: &Path, text: &str, snapshot: &Snapshot) {

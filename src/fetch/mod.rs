@@ -1,10 +1,11 @@
 //! `matome fetch`: one run over every configured feed, ending in at most one new snapshot.
 //!
 //! Owns the run: which feeds are due, fetching them concurrently (bounded overall and per
-//! host), decoding and parsing, deciding which items are new against the whole archive, and
-//! writing the hour's snapshot and the fetch state. A broken feed is reported with its URL and
-//! recorded; the run carries on. History is never rewritten: a run only appends to the current
-//! hour's file, and a killed run leaves the archive as it was.
+//! host), decoding and parsing, deciding which items are new against the whole archive and
+//! each new item's story against the window's ([`stories`]), and writing the hour's snapshot
+//! and the fetch state. A broken feed is reported with its URL and recorded; the run carries
+//! on. History is never rewritten: a run only appends to the current hour's file, and a killed
+//! run leaves the archive as it was.
 //!
 //! A run is bounded in time: `[fetch] run_timeout` after it starts, every feed not yet fetched,
 //! decoded and parsed (the parse runs on tokio's blocking pool, inside the deadline) is recorded
@@ -20,6 +21,7 @@ pub mod parse;
 #[cfg(test)]
 mod proptests;
 pub mod state;
+mod stories;
 pub mod weight;
 
 use std::collections::{HashMap, HashSet};
@@ -36,7 +38,7 @@ use crate::analyze::DocFreq;
 use crate::config::{Config, FeedConfig, FetchSettings};
 use crate::content;
 use crate::fsutil::SiteLock;
-use admit::{Admission, write_snapshot};
+use admit::Admission;
 use state::{FeedState, FetchState};
 
 /// How a run is asked to behave.
@@ -298,7 +300,8 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
 
     report.new_items = new_items.len();
     if !new_items.is_empty() {
-        report.written = Some(write_snapshot(root, &config, now, new_items, &mut archive)?);
+        let written = stories::decide_and_write(root, &config, now, new_items, &mut archive)?;
+        report.written = Some(written);
     }
     if let Some(df) = df.take() {
         df.save(root)?;

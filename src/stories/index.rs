@@ -294,6 +294,91 @@ impl StoryIndex {
     }
 }
 
+/// The window as [`StoryIndex::saved`] writes it: its items in order with their story's
+/// internal number and their norm, each story's ID, and the counters. The posting lists,
+/// document frequencies, links and story sizes are not stored: they are a function of the items
+/// ([`StoryIndex::restore`] rebuilds them), so a restored window is the saved one exactly.
+#[derive(serde::Serialize)]
+pub struct SavedRef<'a> {
+    entries: Vec<(&'a Facts, u32, f64)>,
+    stories: Vec<(u32, &'a str)>,
+    first_slot: u64,
+    next_story: u32,
+    newest: i64,
+}
+
+/// A window read back ([`SavedRef`]'s shape), for [`StoryIndex::restore`].
+#[derive(serde::Deserialize)]
+pub struct Saved {
+    entries: Vec<(Facts, u32, f64)>,
+    stories: Vec<(u32, String)>,
+    first_slot: u64,
+    next_story: u32,
+    newest: i64,
+}
+
+impl StoryIndex {
+    /// What [`StoryIndex::restore`] needs to give this window back as it is.
+    pub fn saved(&self) -> SavedRef<'_> {
+        let mut stories: Vec<(u32, &str)> = self
+            .stories
+            .iter()
+            .map(|(n, s)| (*n, s.id.as_str()))
+            .collect();
+        stories.sort_unstable_by_key(|s| s.0);
+        SavedRef {
+            entries: self
+                .entries
+                .iter()
+                .map(|e| (&e.facts, e.story, e.norm))
+                .collect(),
+            stories,
+            first_slot: self.first_slot,
+            next_story: self.next_story,
+            newest: self.newest,
+        }
+    }
+
+    /// The window `saved` describes, deciding with `settings`; `None` if it does not hold
+    /// together (an item of a story it does not name, a story with no item).
+    pub fn restore(saved: Saved, settings: Settings) -> Option<StoryIndex> {
+        let mut index = StoryIndex::new(settings);
+        index.first_slot = saved.first_slot;
+        index.next_story = saved.next_story;
+        for (n, id) in saved.stories {
+            index.ids.insert(id.clone(), n);
+            index.stories.insert(n, Story { id, alive: 0 });
+        }
+        for (facts, story, norm) in saved.entries {
+            let slot = index.first_slot + index.entries.len() as u64;
+            let roles = facts
+                .title
+                .iter()
+                .map(|t| (*t, Role::Title))
+                .chain(facts.extra.iter().map(|t| (*t, Role::Extra)))
+                .chain(facts.lead.iter().map(|t| (*t, Role::Lead)));
+            for (t, role) in roles {
+                *index.df.entry(t).or_default() += 1;
+                index
+                    .postings
+                    .entry(t)
+                    .or_default()
+                    .push_back(slot << 2 | role as u64);
+            }
+            if let Some(l) = facts.link {
+                index.links.insert(l, slot);
+            }
+            index.stories.get_mut(&story)?.alive += 1;
+            index.entries.push_back(Entry { facts, story, norm });
+        }
+        index.newest = saved.newest;
+        let whole = index.stories.values().all(|s| s.alive > 0)
+            && index.ids.len() == index.stories.len()
+            && !index.stories.contains_key(&index.next_story);
+        whole.then_some(index)
+    }
+}
+
 /// Every term of an item, once (title words, extras and lead are disjoint).
 fn terms(facts: &Facts) -> impl Iterator<Item = u64> + '_ {
     facts
@@ -302,4 +387,72 @@ fn terms(facts: &Facts) -> impl Iterator<Item = u64> + '_ {
         .chain(&facts.extra)
         .chain(&facts.lead)
         .copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::Item;
+    use chrono::{DateTime, Duration};
+
+    /// Items over five days, three sites, stories of one to three items: enough for the
+    /// window to evict, join and keep apart.
+    fn items() -> Vec<Item> {
+        let start = DateTime::parse_from_rfc3339("2026-03-16T09:00:00+09:00").unwrap();
+        (0..240)
+            .map(|n| {
+                let topic = n / 3;
+                Item {
+                    id: format!("{n}"),
+                    feed: format!("https://s{}.example/feed", n % 3),
+                    category: "IT".into(),
+                    site: format!("site {}", n % 3),
+                    title: format!("Widget{topic} 新製品 Gadget{} を発表", topic % 7),
+                    link: format!("https://s{}.example/{n}", n % 3),
+                    published: start + Duration::minutes(30 * n),
+                    keywords: vec![],
+                    summary: String::new(),
+                    text: format!("Widget{topic} は新しい製品を発表した。"),
+                    trend: None,
+                    story: String::new(),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_restored_window_is_the_saved_one() {
+        let items = items();
+        let mut live = StoryIndex::new(Settings::default());
+        for (n, i) in items[..200].iter().enumerate() {
+            live.assign(&n.to_string(), Facts::of(i, i.published));
+        }
+        let bytes = postcard::to_stdvec(&live.saved()).unwrap();
+        let saved: Saved = postcard::from_bytes(&bytes).unwrap();
+        let mut back = StoryIndex::restore(saved, Settings::default()).unwrap();
+        assert_eq!(postcard::to_stdvec(&back.saved()).unwrap(), bytes);
+        let mut joined = 0;
+        for (n, i) in items.iter().enumerate().skip(200) {
+            let a = live.assign(&n.to_string(), Facts::of(i, i.published));
+            let b = back.assign(&n.to_string(), Facts::of(i, i.published));
+            assert_eq!(a, b, "item {n}");
+            joined += usize::from(a.joined);
+        }
+        assert!(joined > 10, "the items join stories ({joined})");
+        assert_eq!(
+            postcard::to_stdvec(&live.saved()).unwrap(),
+            postcard::to_stdvec(&back.saved()).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_saved_window_that_does_not_hold_together_is_refused() {
+        let i = &items()[0];
+        let mut live = StoryIndex::new(Settings::default());
+        live.assign("0", Facts::of(i, i.published));
+        let mut saved: Saved =
+            postcard::from_bytes(&postcard::to_stdvec(&live.saved()).unwrap()).unwrap();
+        saved.stories.clear();
+        assert!(StoryIndex::restore(saved, Settings::default()).is_none());
+    }
 }

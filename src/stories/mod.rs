@@ -18,9 +18,11 @@
 //!
 //! Also how widely a story was covered and how stories rank by it ([`coverage`]).
 //!
-//! Owns the method, the window index and coverage only: where facts come from ([`Facts::of`],
-//! reading the analyser's public API), and nothing of snapshots, pages or search — the
-//! integration writes [`Assignment::story`] into the item's record.
+//! Owns the method, the window index and coverage, and the window as derived state
+//! ([`window`]: `.matome/stories.bin`, checked against content/ and rebuilt from it): where
+//! facts come from ([`Facts::of`], reading the analyser's public API), and nothing of pages or
+//! search. A fetch writes each new item's [`Assignment::story`] into its record
+//! (`crate::fetch`); `matome analyze` recomputes them (`crate::analyze_archive`).
 
 pub mod coverage;
 mod facts;
@@ -28,6 +30,7 @@ mod index;
 pub mod link;
 pub mod numbers;
 mod score;
+pub mod window;
 
 pub use facts::{Facts, Lang, japanese, strip_outlet_labels, title_key};
 pub use index::{Assignment, StoryIndex};
@@ -36,6 +39,11 @@ pub use score::contradicts;
 use chrono::{DateTime, FixedOffset};
 
 use crate::content::Item;
+
+/// The method's version: bump it when what decides a story changes (facts, scores, vetoes,
+/// the index), so a saved window ([`window`]) of the old method is rebuilt, not believed.
+/// `matome analyze --all` then recomputes the archive's stories with the new one.
+pub const METHOD: u32 = 1;
 
 /// The method's knobs. [`Settings::default`] is what the quality test measures.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +91,15 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The method's settings for a site (`[stories]` of matome.toml), the rest at their
+    /// defaults.
+    pub fn of(config: &crate::config::StorySettings) -> Settings {
+        Settings {
+            window_hours: i64::from(config.window_hours),
+            ..Settings::default()
+        }
+    }
+
     /// How long an item stays in the index: the window.
     pub fn retain_hours(&self) -> i64 {
         self.window_hours

@@ -32,6 +32,7 @@ mod search_paths;
 pub mod serve;
 mod size;
 mod slugs;
+mod stories_fetch;
 mod story_quality;
 mod support;
 mod support_selftest;
