@@ -55,6 +55,10 @@ pub struct Facts {
     pub central_banks: u8,
 }
 
+/// The word hashes of each alias of [`super::names`], as a title's words are hashed (made once).
+static ALIAS_WORDS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, Vec<u64>>> =
+    std::sync::OnceLock::new();
+
 /// Words of a pre-release (compared on the lower-cased title).
 const PRERELEASE: &[&str] = &[
     "beta",
@@ -92,8 +96,13 @@ impl Facts {
         let numbers = numbers::numbers(&lower);
         title.extend(numbers.iter().filter(|n| n.telling()).map(|n| n.term()));
         // an organisation's one term in place of the alias the title wrote
+        let alias_words = ALIAS_WORDS.get_or_init(|| {
+            super::names::aliases()
+                .map(|alias| (alias, words(a, alias).iter().map(|w| hash(w)).collect()))
+                .collect()
+        });
         let names = super::names::find(&lower, |alias| {
-            words(a, alias).iter().map(|w| hash(w)).collect()
+            alias_words.get(alias).cloned().unwrap_or_default()
         });
         title.retain(|h| !names.aliases.contains(h));
         title.extend(&names.terms);

@@ -218,7 +218,7 @@ impl StoryIndex {
                 // the cosine under one idf, today's, for the items it may decide (the norm kept
                 // is that of when the item came, with the window it had then)
                 let theirs = if c.title_shared >= 2 || c.same_title {
-                    score::norm(&score::weights(&e.facts, |t| self.idf(t)))
+                    score::norm_of(&e.facts, |t| self.idf(t))
                 } else {
                     e.norm
                 };

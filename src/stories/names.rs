@@ -110,7 +110,7 @@ pub struct Found {
 
 /// The names of `lower` (a lower-cased, NFKC-normalised title); `words` gives an alias's word
 /// hashes as the title's words are hashed.
-pub fn find(lower: &str, words: impl Fn(&str) -> Vec<u64>) -> Found {
+pub fn find(lower: &str, words: impl Fn(&'static str) -> Vec<u64>) -> Found {
     let mut found = Found::default();
     let mut bank = 0;
     // a name found is blanked out, so a shorter one inside it (amazon in amazon web services)
@@ -136,6 +136,11 @@ pub fn find(lower: &str, words: impl Fn(&str) -> Vec<u64>) -> Found {
         }
     }
     found
+}
+
+/// Every alias of the table.
+pub fn aliases() -> impl Iterator<Item = &'static str> {
+    NAMES.iter().flat_map(|n| n.aliases.iter().copied())
 }
 
 /// The term of an organisation (not any word's hash: `#` never starts a token).

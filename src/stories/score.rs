@@ -89,6 +89,14 @@ pub fn norm(weights: &[(u64, f64, Role)]) -> f64 {
     weights.iter().map(|w| w.1 * w.1).sum::<f64>().sqrt()
 }
 
+/// The norm of `facts`' weighted terms under `idf` ([`norm`] of [`weights`], without making
+/// them).
+pub fn norm_of(facts: &Facts, idf: impl Fn(u64) -> f64) -> f64 {
+    let squares = |terms: &[u64], w: f64| terms.iter().map(|&t| (idf(t) * w).powi(2)).sum::<f64>();
+    (squares(&facts.title, 1.0) + squares(&facts.extra, 1.0) + squares(&facts.lead, LEAD_WEIGHT))
+        .sqrt()
+}
+
 /// Whether the two items cannot be one event whatever else they share: their titles' numbers
 /// of some kind disagree, one announces a pre-release and the other does not, their kinds
 /// of event exclude each other ([`events::exclusive`]), or they name different central banks.
