@@ -11,10 +11,12 @@
 //! - otherwise two items of one language join when their title and lead words (lindera nouns
 //!   and compounds, stemmed Latin words, 頻出ワード and telling numbers, weighted by the window's
 //!   idf) are similar enough and the titles share at least two of them; across languages when
-//!   the titles share at least two rare names or numbers;
+//!   the titles share at least two rare names or numbers (an organisation one term whichever
+//!   name it goes by: `names`);
 //! - a join is vetoed by any item of the story whose title states numbers of one kind that
-//!   disagree (versions, amounts, percentages, counts, seismic intensities: [`numbers`]), that
-//!   announces a pre-release where the other does not, or that reports a kind of event the
+//!   disagree (versions, amounts, percentages, counts, seismic intensities, scores:
+//!   [`numbers`]), that announces a pre-release where the other does not, that names another
+//!   central bank, or that reports a kind of event the
 //!   other's excludes (a market's move against the news it moved on, results against a
 //!   launch, a postponement against an outcome: `events`); market moves more than the fresh
 //!   hours apart never join (each trading day's is its own story).
