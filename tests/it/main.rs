@@ -33,6 +33,7 @@ pub mod serve;
 mod size;
 mod slugs;
 mod stories_fetch;
+mod stories_pages;
 mod story_quality;
 mod support;
 mod support_selftest;
