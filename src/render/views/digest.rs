@@ -183,6 +183,11 @@ pub(crate) fn digest(ctx: &Ctx, d: usize, snapshot: &Snapshot) -> Result<Vec<u8>
         // The file itself is the truth for what only this page shows.
         v.summary = (!item.summary.is_empty()).then(|| item.summary.clone());
         v.story = stories::row(site, a.digests[d].items.start + e.index);
+        v.host = v
+            .link
+            .as_deref()
+            .and_then(|l| url::Url::parse(l).ok())
+            .and_then(|u| u.host_str().map(str::to_string));
         items.push(v);
     }
     // The old tool's trend table: the biggest searches first.

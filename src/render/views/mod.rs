@@ -170,6 +170,10 @@ pub struct ItemView {
     pub index: u32,
     /// Only where the page shows summaries (digests, Atom).
     pub summary: Option<String>,
+    /// Only on digest pages: the link's host, which the リンクURL column shows (the title is the
+    /// link; the whole URL there again cost a year of digests ~14 MB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Only on digest pages, and only when other sites covered the item's story too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub story: Option<stories::RowStory>,
@@ -271,6 +275,7 @@ pub(crate) fn entry_view(site: &Site, e: &Entry, summary: Option<String>) -> Ite
         },
         index: e.index + 1,
         summary,
+        host: None,
         story: None,
     }
 }

@@ -18,11 +18,8 @@ use crate::render::site::Site;
 use crate::render::story::{self, HOME_WINDOW_HOURS, Ranked};
 use crate::stories::coverage::Rank;
 
-/// Sources a digest row lists beyond its own; a story with more links to its place (its first
-/// item's row, which lists them all).
-pub const ROW_SOURCES: usize = 3;
 /// Sources a top story lists on a day page or the home page (the rest: its place).
-pub const TOP_SOURCES: usize = 8;
+pub const TOP_SOURCES: usize = 5;
 /// The story feed covers the stories that reached its sites in the [`FEED_HOURS`] before the
 /// newest digest…
 pub const FEED_HOURS: i64 = 24;
@@ -46,17 +43,17 @@ pub struct SourceView {
     pub url: String,
 }
 
-/// What a digest row says of its story when other sites covered it too.
+/// What a digest row says of its story when other sites covered it too. The story's first row
+/// (its place) lists the other sites' items; every later row links to it: a year of rows pays
+/// for each source's title and link once, not once per row of the story.
 #[derive(Serialize)]
 pub struct RowStory {
     /// "ほか2サイト" / "+2 sources": the other distinct sites.
     pub label: String,
-    /// The other sites' first items, oldest first, at most [`ROW_SOURCES`] (all of them on the
-    /// story's first row).
+    /// On the story's first row: the other sites' first items, oldest first; empty elsewhere.
     pub sources: Vec<SourceView>,
-    /// The story's place (its first item's row, listing every source) when this row lists
-    /// fewer than there are.
-    pub all: Option<String>,
+    /// On later rows: the story's place (its first row, site-relative `…/#item-N`).
+    pub place: Option<String>,
 }
 
 /// A top story of a day or of the home page.
@@ -104,19 +101,17 @@ pub(crate) fn row(site: &Site, i: u32) -> Option<RowStory> {
         return None;
     }
     let first = sources[0] == i;
-    let cap = if first { usize::MAX } else { ROW_SOURCES };
-    let others: Vec<u32> = sources
-        .iter()
-        .copied()
-        .filter(|&s| a.items[s as usize].site != e.site)
-        .collect();
     Some(RowStory {
         label: site
             .strings
             .story_sources
-            .replace("{n}", &others.len().to_string()),
-        sources: others.iter().take(cap).map(|&s| source(site, s)).collect(),
-        all: (others.len() > cap).then(|| row_url(site, &a.items[sources[0] as usize])),
+            .replace("{n}", &(sources.len() - 1).to_string()),
+        sources: if first {
+            sources[1..].iter().map(|&s| source(site, s)).collect()
+        } else {
+            Vec::new()
+        },
+        place: (!first).then(|| row_url(site, &a.items[sources[0] as usize])),
     })
 }
 
