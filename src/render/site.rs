@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::safety::{slug, slug_long};
-use super::story::{StoryPages, StorySources};
+use super::story::StorySources;
 use super::strings::Strings;
 use crate::config::{BuildSettings, Config};
 use crate::content::archive::{Archive, Names};
@@ -96,8 +96,6 @@ pub struct Site<'a> {
     pub(crate) has_page: Vec<bool>,
     /// The stories more than one site covered: their sources and fingerprints.
     pub(crate) stories: StorySources,
-    /// The `[stories]` settings pages use.
-    pub(crate) story_pages: StoryPages,
 }
 
 /// The path of a base URL, starting and ending in `/` (`/` or `/REPO/`): where the site lives
@@ -201,7 +199,6 @@ impl<'a> Site<'a> {
                 .map(|items| earns_page(archive, items, &config.build))
                 .collect(),
             stories: StorySources::default(),
-            story_pages: StoryPages::default(),
         };
         site.stories = StorySources::new(&site);
         site.digest_urls = (0..archive.digests.len())

@@ -1,7 +1,7 @@
 //! What pages know of stories (issue 24): per story covered by more than one site, its sources —
 //! each distinct site with its first item, in archive order — and the story's fingerprint, which
 //! every page that shows the story mixes in. Also the stories a day page and the home page lead
-//! with (ranked by [`crate::stories::coverage`]) and the settings that decide them.
+//! with (ranked by [`crate::stories::coverage`]; `[stories]` settings decide how many).
 //!
 //! Built once per build, linear in the items of multi-item stories; an item alone (most of
 //! them) costs nothing here.
@@ -12,27 +12,6 @@ use super::page::Fp;
 use super::site::Site;
 use crate::content::archive::Archive;
 use crate::stories::coverage::{self, Rank, Report};
-
-/// The `[stories]` settings pages use.
-#[derive(Debug, Clone, Copy)]
-pub struct StoryPages {
-    /// A story enters `stories/atom.xml` once this many distinct sites covered it.
-    pub feed_min_sites: usize,
-    /// Top stories a day page (and the home page) leads with.
-    pub top_per_day: usize,
-    /// The home page's ranking: a story's sites count half after this many hours.
-    pub home_half_life_hours: f64,
-}
-
-impl Default for StoryPages {
-    fn default() -> Self {
-        StoryPages {
-            feed_min_sites: 3,
-            top_per_day: 10,
-            home_half_life_hours: 24.0,
-        }
-    }
-}
 
 /// The home page ranks the stories with an item in this many hours before the newest digest
 /// (three half-lives at the default: an older story's score is at most an eighth of its sites).

@@ -120,7 +120,10 @@ fn three_sites_in_one_story_show_on_rows_day_home_and_feed() {
     let second = site.read("public/2021/07/20/0900/index.html");
     // The story's first row reaches the two others: sites, titles, links.
     let a = row(&first, 1);
-    assert!(a.contains("<details open><summary>ほか2サイト</summary>"), "{a}");
+    assert!(
+        a.contains("<details open><summary>ほか2サイト</summary>"),
+        "{a}"
+    );
     for want in [
         "Impress Watch: <a href=\"https://impress-watch.example/a/b1?x=1&amp;y=2\"",
         APPLE_2,
@@ -228,7 +231,10 @@ fn a_story_of_one_site_and_lone_items_show_nothing_extra() {
         "index.html",
     ] {
         let html = site.read(Path::new("public").join(page));
-        assert!(!html.contains("<details") && !html.contains("class=\"story\""), "{page}");
+        assert!(
+            !html.contains("<details") && !html.contains("class=\"story\""),
+            "{page}"
+        );
         assert!(stories_section(&html).is_none(), "{page}");
     }
     let feed = site.read("public/stories/atom.xml");
@@ -412,4 +418,44 @@ fn stories_survive_a_cold_rebuild_byte_for_byte() {
             "{rel} differs after a cold rebuild"
         );
     }
+}
+
+/// `[stories]`: `feed_min_sites` decides when a story enters the feed, `top_per_day = 0` leaves
+/// the day and home pages without top stories (the rows still say "+N").
+#[test]
+fn the_stories_settings_decide_the_feed_and_the_top_stories() {
+    let mut site = Site::new();
+    site.config.append = "[stories]\nfeed_min_sites = 2\ntop_per_day = 0\n".into();
+    site.write_config(&[]);
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        vec![item("a1", "ITmedia", APPLE, None)],
+    );
+    write(
+        &site,
+        "2021-07-20T10:00:00+09:00",
+        vec![item(
+            "b1",
+            "Impress Watch",
+            APPLE_2,
+            Some(("ITmedia", "a1")),
+        )],
+    );
+    build(&site);
+    for page in ["2021/07/20/index.html", "index.html"] {
+        let html = site.read(Path::new("public").join(page));
+        assert!(stories_section(&html).is_none(), "{page}");
+    }
+    assert!(
+        site.read("public/2021/07/20/0800/index.html")
+            .contains("<summary>ほか1サイト</summary>")
+    );
+    let parsed = crate::feeds::parse_with_feedparser(&[site.path("public/stories/atom.xml")]);
+    let entries = parsed[0]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "two sites are enough: {entries:?}");
+    assert_eq!(
+        entries[0]["published"].as_i64().unwrap(),
+        t("2021-07-20T10:00:00+09:00").timestamp()
+    );
 }

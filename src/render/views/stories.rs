@@ -139,7 +139,7 @@ fn top_story(site: &Site, r: &Ranked) -> TopStory {
 /// Day `day`'s top stories: those that began that day, by distinct sites.
 pub(crate) fn day_top(site: &Site, day: usize) -> Vec<TopStory> {
     let stories = story::day_stories(site, day);
-    let limit = site.story_pages.top_per_day;
+    let limit = site.config.stories.top_per_day;
     story::ranked(site.archive, &stories, Rank::BySites, 2, limit)
         .iter()
         .map(|r| top_story(site, r))
@@ -161,10 +161,10 @@ pub(crate) fn home_top(site: &Site) -> Vec<TopStory> {
     };
     let rank = Rank::Decayed {
         now,
-        half_life_hours: site.story_pages.home_half_life_hours,
+        half_life_hours: site.config.stories.home_half_life_hours,
     };
     let stories = story::recent_stories(site, HOME_WINDOW_HOURS);
-    let limit = site.story_pages.top_per_day;
+    let limit = site.config.stories.top_per_day;
     story::ranked(site.archive, &stories, rank, 2, limit)
         .iter()
         .map(|r| top_story(site, r))
@@ -190,7 +190,7 @@ pub(crate) fn feed_entries(site: &Site) -> Vec<Ranked> {
     let Some(now) = a.digests.last().map(|d| d.hour) else {
         return Vec::new();
     };
-    let n = site.story_pages.feed_min_sites.max(1);
+    let n = site.config.stories.feed_min_sites.max(1);
     let stories = story::recent_stories(site, FEED_SCAN_HOURS);
     let mut all = story::ranked(a, &stories, Rank::BySites, n, usize::MAX);
     all.sort_by(|x, y| y.reached.cmp(&x.reached).then(x.story.cmp(&y.story)));
@@ -207,7 +207,7 @@ pub(crate) fn feed_entries(site: &Site) -> Vec<Ranked> {
 /// `stories/atom.xml`.
 pub(crate) fn feed_page(site: &Site) -> Page {
     let mut fp = Fp::new("stories-atom");
-    fp.u64(site.story_pages.feed_min_sites as u64);
+    fp.u64(site.config.stories.feed_min_sites as u64);
     for r in feed_entries(site) {
         fp.u64(site.stories.fp(r.story).unwrap_or(0));
     }
