@@ -32,6 +32,7 @@ mod search_paths;
 pub mod serve;
 mod size;
 mod slugs;
+mod stories_browser;
 mod stories_fetch;
 mod stories_pages;
 mod story_quality;
