@@ -6,6 +6,13 @@
 //! hourly `matome fetch` behaves on a year of archive.
 //!
 //!     cargo bench --bench gen_archive -- --days 365 --out /tmp/site
+//!     cargo bench --bench gen_archive -- --days 365 --stories 0.15 --out /tmp/site
+//!
+//! `--stories F` (default 0: every item alone) records stories as fetch would (`story = "ID"`,
+//! the first item's key): a fraction F of the items join the story of an item of the last 24
+//! hours picked at random — so a story grows as it is covered (a widely covered story is more
+//! likely to be picked again), the way a big release gathers sources while a minor one stays
+//! with one or two.
 //!
 //! Deterministic: the same arguments give byte-identical files.
 
@@ -106,21 +113,29 @@ fn main() {
     let mut days = 1usize;
     let mut per_hour = 45usize;
     let mut out: Option<PathBuf> = None;
+    let mut stories = 0.0f64;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--days" => days = args.next().and_then(|v| v.parse().ok()).expect("--days N"),
             "--items" => per_hour = args.next().and_then(|v| v.parse().ok()).expect("--items N"),
             "--out" => out = args.next().map(PathBuf::from),
+            "--stories" => {
+                stories = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|f| (0.0..1.0).contains(f))
+                    .expect("--stories F (0 <= F < 1)")
+            }
             "--bench" => {}
             other => panic!("unknown argument {other}: use --days N --items N --out DIR"),
         }
     }
     let out = out.unwrap_or_else(|| PathBuf::from(format!("target/bench-archive/{days}d")));
-    generate(&out, days, per_hour);
+    generate(&out, days, per_hour, stories);
 }
 
-fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
+fn generate(root: &std::path::Path, days: usize, per_hour: usize, stories: f64) {
     let tz = chrono_tz::Asia::Tokyo;
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     // ~300 sites: each with its category and feed URL.
@@ -162,6 +177,11 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
     let mut files = 0usize;
     let mut items_total = 0usize;
     let mut bytes = 0u64;
+    // The story of each item of the last 24 hours (a ring), for `--stories`.
+    let mut recent: Vec<String> = Vec::with_capacity(24 * per_hour);
+    let mut joined = 0usize;
+    // A second generator, so the archive without stories stays byte-identical to before.
+    let mut story_rng = Rng(0x2545_f491_4f6c_dd1d);
     for h in 0..days * 24 {
         let now = start + Duration::hours(h as i64) + Duration::minutes(17);
         let hour = digest_hour(now.to_utc(), tz);
@@ -190,11 +210,30 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
                 )
             };
             let summary: String = text.chars().take(120).collect();
+            let id = format!(
+                "https://{}/articles/{h}/{n}",
+                feed.trim_start_matches("https://")
+            );
+            let own = matome::content::ItemKey::new(feed, &id).hex();
+            let story = if stories > 0.0
+                && !recent.is_empty()
+                && (story_rng.below(1_000_000) as f64) < stories * 1e6
+            {
+                joined += 1;
+                recent[story_rng.below(recent.len())].clone()
+            } else {
+                String::new()
+            };
+            if stories > 0.0 {
+                let s = if story.is_empty() { own } else { story.clone() };
+                if recent.len() < 24 * per_hour {
+                    recent.push(s);
+                } else {
+                    recent[(items_total + n) % (24 * per_hour)] = s;
+                }
+            }
             items.push(Item {
-                id: format!(
-                    "https://{}/articles/{h}/{n}",
-                    feed.trim_start_matches("https://")
-                ),
+                id,
                 feed: feed.clone(),
                 category: category.to_string(),
                 site: site.clone(),
@@ -205,7 +244,7 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
                 summary,
                 text,
                 trend: None,
-                story: String::new(),
+                story,
             });
         }
         let snapshot = Snapshot {
@@ -225,7 +264,7 @@ fn generate(root: &std::path::Path, days: usize, per_hour: usize) {
     let config = "title = \"ベンチマーク\"\nbase_url = \"https://example.github.io/bench/\"\nlanguage = \"ja\"\ntimezone = \"Asia/Tokyo\"\n";
     std::fs::write(root.join("matome.toml"), config).unwrap();
     println!(
-        "{}: {files} digests, {items_total} items, {:.1} MB of snapshots",
+        "{}: {files} digests, {items_total} items ({joined} joined another's story), {:.1} MB of snapshots",
         root.display(),
         bytes as f64 / 1e6
     );

@@ -14,6 +14,9 @@
 //! them by number, so loading three years (1.2 million items) allocates two strings per item
 //! (title, link) and interns each distinct name once per month, not once per item.
 //!
+//! Each row carries its item's story (the 16 bytes of its ID); [`Stories`] lays out every story's
+//! members across the archive ([`stories`]).
+//!
 //! Summaries, texts and the Markdown body are read from the file's record when a page or the
 //! search index needs them ([`Archive::snapshot`]).
 
@@ -30,6 +33,9 @@ use serde::{Deserialize, Serialize};
 use super::derived::{self, Fresh, Stamp};
 use super::{BrokenFile, Snapshot, load_paths_partial, rel_name, snapshot_paths};
 use crate::fsutil;
+
+pub mod stories;
+pub use stories::{Stories, StoryKey, story_key};
 
 /// One digest (snapshot file) of the archive.
 #[derive(Debug, Clone)]
@@ -62,6 +68,8 @@ pub struct Entry {
     /// Seconds since the epoch.
     pub published: i64,
     pub keywords: Vec<u32>,
+    /// Its story's number in [`Archive::stories`].
+    pub story: u32,
 }
 
 /// Interned names (categories, sites or keywords) in order of first appearance.
@@ -127,6 +135,8 @@ pub struct Archive {
     pub categories: Names,
     pub sites: Names,
     pub keywords: Names,
+    /// Every story and its members.
+    pub stories: Stories,
     /// Snapshot files not taken from the archive's view by this load (from their record or
     /// parsed).
     pub parsed_files: usize,
@@ -205,14 +215,23 @@ impl Archive {
             .iter()
             .map(|t| vec![[u32::MAX; 3]; t.len()])
             .collect();
+        let mut numbers = stories::StoryNumbers::default();
         for (chunk, f) in files {
-            archive.push(root, f, &tables[chunk], &mut ids[chunk]);
+            archive.push(root, f, &tables[chunk], &mut ids[chunk], &mut numbers);
         }
+        archive.stories = numbers.finish(&archive.items);
         Ok((archive, broken))
     }
 
     /// Adds one file's digest and items; `table` is its chunk's names, `ids` their ids so far.
-    fn push(&mut self, root: &Path, f: FileEntry, table: &[String], ids: &mut [[u32; 3]]) {
+    fn push(
+        &mut self,
+        root: &Path,
+        f: FileEntry,
+        table: &[String],
+        ids: &mut [[u32; 3]],
+        stories: &mut stories::StoryNumbers,
+    ) {
         let d = self.digests.len() as u32;
         let start = self.items.len() as u32;
         // A name's id in one of the three lists (0 categories, 1 sites, 2 keywords); every
@@ -247,6 +266,7 @@ impl Archive {
                 category,
                 published: row.published,
                 keywords,
+                story: stories.number(row.story),
             });
         }
         self.digests.push(Digest {
@@ -342,6 +362,8 @@ struct Row {
     category: u32,
     published: i64,
     keywords: Vec<u32>,
+    /// The story's ID ([`story_key`] of [`crate::content::Item::story_id`]).
+    story: StoryKey,
 }
 
 /// `content/2021/07/20/0800.md` → `2021-07`; anything else → `other`.
@@ -378,6 +400,7 @@ fn entry_of(rel: String, stamp: Stamp, s: Snapshot) -> (Vec<String>, FileEntry) 
                 site: table.intern(&i.site),
                 category: table.intern(&i.category),
                 keywords: i.keywords.iter().map(|k| table.intern(k)).collect(),
+                story: story_key(&i.story_id()),
                 title: i.title,
                 link: i.link,
                 published: i.published.timestamp(),

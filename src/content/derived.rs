@@ -40,7 +40,8 @@ use crate::fsutil;
 /// 5: one layer (records of whole snapshots; keys with their file's hour, shared with `matome
 /// check`; the versionless search-docs cache gone).
 /// 6: an item's story (issue 24).
-pub(crate) const VERSION: u32 = 6;
+/// 7: the archive's rows carry their story.
+pub(crate) const VERSION: u32 = 7;
 
 /// Snapshot files parsed by this process (every parse of derived state goes through [`load`]).
 static PARSES: AtomicUsize = AtomicUsize::new(0);

@@ -25,6 +25,7 @@ mod rising;
 pub mod safety;
 pub mod site;
 pub mod size;
+pub mod story;
 pub mod strings;
 pub mod theme;
 pub mod views;

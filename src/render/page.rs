@@ -37,6 +37,8 @@ pub enum Kind {
     Atom(Option<u32>),
     /// `digests/atom.xml`: one entry per digest.
     DigestsAtom,
+    /// `stories/atom.xml`: the stories enough sites covered.
+    StoriesAtom,
     SitemapIndex,
     Sitemap(usize),
     Robots,

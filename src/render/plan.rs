@@ -33,6 +33,7 @@ pub fn plan(site: &Site, health: u64) -> Plan {
     pages.extend(views::calendar::pages(site, &fps));
     pages.extend(views::terms::pages(site, &fps));
     pages.extend(views::feeds::atom_pages(site, &fps));
+    pages.push(views::stories::feed_page(site));
     pages.push(views::health::page(health));
     pages.push(views::trends::page(site, &fps));
     pages.extend(views::search::pages());

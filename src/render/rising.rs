@@ -238,6 +238,7 @@ mod tests {
                         category: 0,
                         published: 0,
                         keywords: vec![k],
+                        story: 0,
                     });
                 }
                 let hour = start + Duration::days(day as i64) + Duration::hours(h);

@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::safety::{slug, slug_long};
+use super::story::StorySources;
 use super::strings::Strings;
 use crate::config::{BuildSettings, Config};
 use crate::content::archive::{Archive, Names};
@@ -93,6 +94,8 @@ pub struct Site<'a> {
     term_urls: [Vec<String>; 3],
     /// Keywords with a page (`[build] keyword_min_items`); the others are shown unlinked.
     pub(crate) has_page: Vec<bool>,
+    /// The stories more than one site covered: their sources and fingerprints.
+    pub(crate) stories: StorySources,
 }
 
 /// The path of a base URL, starting and ending in `/` (`/` or `/REPO/`): where the site lives
@@ -195,7 +198,9 @@ impl<'a> Site<'a> {
                 .iter()
                 .map(|items| earns_page(archive, items, &config.build))
                 .collect(),
+            stories: StorySources::default(),
         };
+        site.stories = StorySources::new(&site);
         site.digest_urls = (0..archive.digests.len())
             .map(|d| site.make_digest_url(d))
             .collect();

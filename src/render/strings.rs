@@ -56,6 +56,18 @@ pub struct Strings {
     pub digests_feed: &'static str,
     /// A digests feed entry's line for the items left to the digest page (`{n}`).
     pub digests_feed_more: &'static str,
+    /// A digest row's line when other sites covered its story (`{n}`: how many).
+    pub story_sources: &'static str,
+    /// A top story's distinct sites (`{n}`).
+    pub story_sites: &'static str,
+    /// The link to a story's first row, which lists all its sources.
+    pub story_all: &'static str,
+    /// The heading of a day page's top stories.
+    pub top_stories_day: &'static str,
+    /// The heading of the home page's top stories.
+    pub top_stories: &'static str,
+    /// The story feed's name.
+    pub stories_feed: &'static str,
     pub not_found: &'static str,
     pub not_found_text: &'static str,
     /// What the site is, after its title: the description of pages with none of their own.
@@ -155,6 +167,12 @@ pub const JA: Strings = Strings {
     feed: "Atom フィード",
     digests_feed: "まとめ(1時間ごと)",
     digests_feed_more: "ほか{n}件はまとめのページに",
+    story_sources: "ほか{n}サイト",
+    story_sites: "{n}サイト",
+    story_all: "すべての報道元",
+    top_stories_day: "この日の主な話題",
+    top_stories: "いま話題のニュース",
+    stories_feed: "多くのサイトが報じた話題",
     not_found: "ページが見つかりません",
     not_found_text: "お探しのページは移動したか、存在しません。",
     about: "RSSフィードの記事を毎時まとめたアーカイブ。カテゴリー・サイト・頻出ワード別の一覧と全文検索。",
@@ -248,6 +266,12 @@ pub const EN: Strings = Strings {
     feed: "Atom feed",
     digests_feed: "hourly digests",
     digests_feed_more: "{n} more on the digest page",
+    story_sources: "+{n} sources",
+    story_sites: "{n} sources",
+    story_all: "all sources",
+    top_stories_day: "Top stories of the day",
+    top_stories: "Top stories",
+    stories_feed: "widely covered stories",
     not_found: "Page not found",
     not_found_text: "The page you are looking for has moved or does not exist.",
     about: "An hourly archive of news feeds, by category, site and keyword, with full-text search.",

@@ -41,6 +41,8 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = embedded!(
     "trends.html",
     "atom.xml",
     "digests_atom.xml",
+    "stories_atom.xml",
+    "stories_link.html",
     "sitemap.xml",
     "sitemap_index.xml",
     "robots.txt",

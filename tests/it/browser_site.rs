@@ -188,7 +188,7 @@ fn digests(site: &crate::support::Site) -> Vec<(String, Vec<String>)> {
 /// For each element matched by `sel`: the first link in it that matches `link` must be
 /// visible inside the window and the element hit at its middle (not covered, not clipped).
 /// Returns `{links: [href…], problems: [text…]}`.
-fn tappable_links_js(sel: &str, link: &str) -> String {
+pub(crate) fn tappable_links_js(sel: &str, link: &str) -> String {
     format!(
         r#"(async () => {{
   const problems = [], links = [];
@@ -249,7 +249,7 @@ fn every_digest_item_and_list_row_has_a_visible_tappable_link_to_its_article_at_
 
 /// Elements that clip their content in a box that scrolls or hides it, and a document wider
 /// than the window.
-const CLIPPED_JS: &str = r#"(() => {
+pub(crate) const CLIPPED_JS: &str = r#"(() => {
   const out = [];
   const doc = document.documentElement;
   if (doc.scrollWidth > innerWidth) out.push('the document: ' + doc.scrollWidth + ' px wide in ' + innerWidth);

@@ -205,3 +205,41 @@ fn a_broken_file_is_named_with_its_line() {
     let e = format!("{:#}", Archive::load(root).unwrap_err());
     assert!(e.contains("0900.md:3"), "{e}");
 }
+
+/// Issue 24: each row carries its story; a story's members are listed across files and months,
+/// oldest first, whether or not its first item recorded its own ID; a loaded chunk gives the
+/// same stories as a parse.
+#[test]
+fn stories_gather_their_members_across_months_from_cache_and_parse_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let first = item("a", "IT", &[]);
+    let story = first.key().hex();
+    let mut joined = item("b", "IT", &[]);
+    joined.story = story.clone();
+    let mut own = item("c", "IT", &[]);
+    own.story = own.key().hex();
+    write(
+        root,
+        "2021-07-31T23:00:00+09:00",
+        vec![first, item("x", "IT", &[])],
+    );
+    write(root, "2021-08-01T01:00:00+09:00", vec![own, joined]);
+    for pass in ["parsed", "cached"] {
+        let a = Archive::load(root).unwrap();
+        assert_eq!(a.stories.len(), 3, "{pass}: a+b, x, c");
+        let s = a.items[0].story;
+        assert_eq!(a.stories.id(s), story, "{pass}");
+        let titles: Vec<&str> = a
+            .stories
+            .members(s)
+            .iter()
+            .map(|&i| a.items[i as usize].title.as_str())
+            .collect();
+        assert_eq!(titles, ["title a", "title b"], "{pass}");
+        for i in [1, 2] {
+            let s = a.items[i].story;
+            assert_eq!(a.stories.members(s), [i as u32], "{pass}: alone");
+        }
+    }
+}

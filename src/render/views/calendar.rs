@@ -24,6 +24,8 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
         for n in neighbours.into_iter().flatten() {
             fp.str(&site.day_url(n));
         }
+        // Its top stories (those that began that day: a later item of one changes it too).
+        super::stories::day_fp(site, &mut fp, i);
         // Its rising words: the days of the baseline before it.
         for w in i.saturating_sub(site.config.trends.day_window)..i {
             for &d in &site.days[w].digests {
@@ -89,6 +91,8 @@ pub struct DayView {
     /// The date, in the theme's day format.
     pub label: String,
     pub count: usize,
+    /// The stories that began that day, most sites first (only those more than one covered).
+    pub stories: Vec<super::stories::TopStory>,
     /// Its digests, newest first.
     pub digests: Vec<DigestCard>,
     pub prev: Option<Link>,
@@ -120,6 +124,7 @@ pub(crate) fn day(ctx: &Ctx, i: usize) -> Result<Vec<u8>> {
     let v = DayView {
         label: day.date.format(s.day_format).to_string(),
         count: digests.iter().map(|c| c.count).sum(),
+        stories: super::stories::day_top(site, i),
         digests,
         prev: prev.map(label),
         next: next.map(label),

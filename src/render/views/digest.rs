@@ -4,6 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
+use super::stories::{self, TopStory};
 use super::{
     Ctx, DigestCard, ItemView, Link, PagerView, describe, digest_card, entry_view, html, layout,
     rfc3339, search_url,
@@ -27,6 +28,9 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
         for d in pager.range(page) {
             fps.digest(&mut fp, d);
         }
+        if page == 0 {
+            stories::home_fp(site, &mut fp);
+        }
         pages.push(Page {
             path: html_path(&Site::home_url(page)),
             kind: Kind::Home { page },
@@ -36,6 +40,12 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
     for d in 0..a.digests.len() {
         let mut fp = Fp::new("digest");
         fps.digest(&mut fp, d);
+        // Its rows' stories: what each row says of the other sites that covered it.
+        for e in a.digest_items(d) {
+            if let Some(s) = site.stories.fp(e.story) {
+                fp.u64(s);
+            }
+        }
         // Neighbours: the previous/next links show their headings (hour and item count).
         for n in neighbours(d, a.digests.len()) {
             fp.u64(u64::from(n.is_some()));
@@ -59,6 +69,8 @@ pub(crate) fn pages(site: &Site, fps: &Fps) -> Vec<Page> {
 /// `home.html`: a page of the latest digests, newest first.
 #[derive(Serialize)]
 pub struct HomeView {
+    /// The first page only: the recent stories most sites covered (decayed by age).
+    pub stories: Vec<TopStory>,
     pub digests: Vec<DigestCard>,
     pub pager: PagerView,
 }
@@ -67,6 +79,11 @@ pub(crate) fn home(ctx: &Ctx, p: usize) -> Result<Vec<u8>> {
     let site = ctx.site;
     let pager = Pager::home(site);
     let v = HomeView {
+        stories: if p == 0 {
+            stories::home_top(site)
+        } else {
+            Vec::new()
+        },
         digests: pager.range(p).rev().map(|d| digest_card(site, d)).collect(),
         pager: PagerView {
             older: pager.older(p).map(Site::home_url),
@@ -165,6 +182,12 @@ pub(crate) fn digest(ctx: &Ctx, d: usize, snapshot: &Snapshot) -> Result<Vec<u8>
         let mut v = entry_view(site, e, None);
         // The file itself is the truth for what only this page shows.
         v.summary = (!item.summary.is_empty()).then(|| item.summary.clone());
+        v.story = stories::row(site, a.digests[d].items.start + e.index);
+        v.host = v
+            .link
+            .as_deref()
+            .and_then(|l| url::Url::parse(l).ok())
+            .and_then(|u| u.host_str().map(str::to_string));
         items.push(v);
     }
     // The old tool's trend table: the biggest searches first.

@@ -12,6 +12,7 @@ pub mod feeds;
 pub mod health;
 pub mod search;
 pub mod sitemap;
+pub mod stories;
 pub mod terms;
 pub mod trends;
 
@@ -95,6 +96,7 @@ pub fn render(ctx: &Ctx, page: &Page, snapshots: &Snapshots) -> Result<Vec<u8>> 
         Kind::Health => health::health(ctx),
         Kind::Atom(cat) => feeds::atom(ctx, *cat, snapshots),
         Kind::DigestsAtom => feeds::digests_atom(ctx),
+        Kind::StoriesAtom => stories::feed(ctx),
         Kind::Sitemap(n) => sitemap::sitemap(ctx, *n),
         Kind::SitemapIndex => sitemap::sitemap_index(ctx),
         Kind::Robots => sitemap::robots(ctx),
@@ -168,6 +170,13 @@ pub struct ItemView {
     pub index: u32,
     /// Only where the page shows summaries (digests, Atom).
     pub summary: Option<String>,
+    /// Only on digest pages: the link's host, which the リンクURL column shows (the title is the
+    /// link; the whole URL there again cost a year of digests ~14 MB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Only on digest pages, and only when other sites covered the item's story too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub story: Option<stories::RowStory>,
 }
 
 /// One digest as lists show it.
@@ -266,6 +275,8 @@ pub(crate) fn entry_view(site: &Site, e: &Entry, summary: Option<String>) -> Ite
         },
         index: e.index + 1,
         summary,
+        host: None,
+        story: None,
     }
 }
 

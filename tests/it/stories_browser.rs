@@ -1,0 +1,276 @@
+//! Stories in real headless Chromium at phone, tablet and desktop widths (390, 768, 1350 px):
+//! a digest's story lines (the open list of other sites on a story's first row, the link to it on
+//! later rows), the day page's and the home page's top stories. Nothing scrolls sideways or is
+//! clipped, every story link is visible, at least 24 px tall and not covered, a later row's link
+//! lands on the story's first row (highlighted), and the list folds. With `MATOME_SHOTS=DIR` the
+//! pages are also saved as screenshots (`DIR/stories-{digest,day,home}-{width}.png`; the README's
+//! are in docs/).
+
+use base64::Engine as _;
+use chrono::{DateTime, FixedOffset};
+use matome::content::{Item, ItemKey, Snapshot, snapshot_rel_path};
+use serde_json::json;
+
+use crate::browser_site::{CLIPPED_JS, tappable_links_js};
+use crate::support::browser::{self, Browser};
+use crate::support::web::serve_dir;
+use crate::support::{Site, TestServer};
+
+const WIDTHS: [u32; 3] = [390, 768, 1350];
+
+fn t(s: &str) -> DateTime<FixedOffset> {
+    DateTime::parse_from_rfc3339(s).unwrap()
+}
+
+fn slug(site: &str) -> String {
+    let known = [
+        ("日経電子版", "nikkei"),
+        ("みなと新聞", "minato-np"),
+        ("開発ノート", "devnote"),
+        ("ロイター", "reuters"),
+        ("サイエンス・デイリー", "sciencedaily"),
+    ];
+    if let Some((_, d)) = known.iter().find(|(n, _)| *n == site) {
+        return d.to_string();
+    }
+    site.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_lowercase()
+}
+
+/// An item; `story` names the (site, id) of the story's first item.
+fn item(id: &str, site: &str, cat: &str, title: &str, story: Option<(&str, &str)>) -> Item {
+    let feed = |s: &str| format!("https://{}.example/feed", slug(s));
+    Item {
+        id: id.into(),
+        feed: feed(site),
+        category: cat.into(),
+        site: site.into(),
+        title: title.into(),
+        link: format!("https://{}.example/articles/2021/07/{id}", slug(site)),
+        published: t("2021-07-20T08:10:00+09:00"),
+        keywords: vec!["iPhone".into()],
+        summary: format!("{title}。記事の要約です。"),
+        text: String::new(),
+        trend: None,
+        story: story
+            .map(|(s, i)| ItemKey::new(&feed(s), i).hex())
+            .unwrap_or_default(),
+    }
+}
+
+fn write(site: &Site, hour: &str, items: Vec<Item>) {
+    let h = t(hour);
+    Snapshot {
+        hour: h,
+        updated: h + chrono::Duration::minutes(25),
+        items,
+        body: String::new(),
+    }
+    .write(&site.path(snapshot_rel_path(&h)))
+    .unwrap();
+}
+
+/// Two hours of a news morning: a release covered by four sites, a rate decision by three
+/// (one in English), an outage by two, and lone items between them.
+fn story_site(server: &TestServer) -> Site {
+    let mut site = Site::new();
+    site.config.base_url = server.url("/repo/");
+    site.config.title = "テックニュースまとめ".into();
+    site.write_config(&[]);
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        vec![
+            item(
+                "r1",
+                "ITmedia NEWS",
+                "IT",
+                "Apple、新型iPhone 13を発表　カメラを大幅強化し価格は据え置き",
+                None,
+            ),
+            item(
+                "b1",
+                "日経電子版",
+                "金融",
+                "日銀、政策金利を据え置き　物価見通しを上方修正",
+                None,
+            ),
+            item(
+                "l1",
+                "みなと新聞",
+                "ニュース",
+                "大雨で在来線の一部区間が運転見合わせ　午前中の再開目指す",
+                None,
+            ),
+            item(
+                "o1",
+                "Impress Watch",
+                "IT",
+                "大手クラウドで大規模障害、国内の複数サービスに影響",
+                None,
+            ),
+            item(
+                "l2",
+                "開発ノート",
+                "Program",
+                "Rustの非同期処理でキャンセルを安全に扱う3つのパターン",
+                None,
+            ),
+        ],
+    );
+    write(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        vec![
+            item(
+                "r2",
+                "Impress Watch",
+                "IT",
+                "iPhone 13シリーズ発表、A15 Bionic搭載で9月24日発売",
+                Some(("ITmedia NEWS", "r1")),
+            ),
+            item(
+                "r3",
+                "CNET Japan",
+                "IT",
+                "アップル、「iPhone 13」を発表--バッテリー持続時間が延長",
+                Some(("ITmedia NEWS", "r1")),
+            ),
+            item(
+                "r4",
+                "The Verge",
+                "海外TECH",
+                "Apple announces the iPhone 13 with a bigger battery and a brighter display",
+                Some(("ITmedia NEWS", "r1")),
+            ),
+            item(
+                "b2",
+                "ロイター",
+                "金融",
+                "日銀が金融政策の現状維持を決定、物価見通し引き上げ",
+                Some(("日経電子版", "b1")),
+            ),
+            item(
+                "b3",
+                "Bloomberg",
+                "金融",
+                "BOJ holds rates steady, raises its inflation outlook",
+                Some(("日経電子版", "b1")),
+            ),
+            item(
+                "o2",
+                "ITmedia NEWS",
+                "IT",
+                "クラウド障害が復旧、原因はネットワーク設定の誤り",
+                Some(("Impress Watch", "o1")),
+            ),
+            item(
+                "l3",
+                "サイエンス・デイリー",
+                "科学",
+                "小惑星の砂から水とアミノ酸の痕跡　探査機が持ち帰った試料を分析",
+                None,
+            ),
+        ],
+    );
+    site.matome(&["build"]).assert_success();
+    serve_dir(server, "/repo/", &site.path("public"));
+    site
+}
+
+fn shot(b: &mut Browser, name: &str, width: u32) {
+    let Some(dir) = std::env::var_os("MATOME_SHOTS") else {
+        return;
+    };
+    b.eval("window.scrollTo(0, 0)");
+    let v = b.call("Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(v["data"].as_str().unwrap())
+        .unwrap();
+    let path = std::path::Path::new(&dir).join(format!("stories-{name}-{width}.png"));
+    std::fs::write(path, png).unwrap();
+}
+
+/// Every story link and summary: visible, in the window, ≥ 24 px tall, not covered.
+const TAP_TARGETS_JS: &str = r#"(async () => {
+  const out = [];
+  for (const a of document.querySelectorAll('.digest-table th a.story, .digest-table th summary, .stories a')) {
+    a.scrollIntoView({block: 'center'});
+    await new Promise(r => requestAnimationFrame(r));
+    const box = a.getClientRects()[0];
+    const name = a.textContent.slice(0, 24);
+    if (!box || box.width < 1 || box.height < 1) { out.push(name + ': not visible'); continue; }
+    if (box.height < 24 && !a.closest('li')) out.push(name + ': ' + box.height + ' px tall');
+    if (box.left < 0 || box.right > innerWidth + 0.5) out.push(name + ': outside the window');
+    const hit = document.elementFromPoint(box.left + Math.min(box.width / 2, 6), box.top + box.height / 2);
+    if (!hit || !(hit === a || a.contains(hit))) out.push(name + ': covered by ' + (hit ? hit.outerHTML.slice(0, 60) : 'nothing'));
+  }
+  return out;
+})()"#;
+
+#[test]
+fn stories_read_and_tap_well_at_phone_tablet_and_desktop_widths() {
+    assert!(
+        browser::available(),
+        "no chromium: scripts/setup installs it"
+    );
+    let server = TestServer::new();
+    let _site = story_site(&server);
+    let mut b = Browser::launch();
+    for width in WIDTHS {
+        b.set_viewport(width, 1000);
+        for (name, page) in [
+            ("digest", "2021/07/20/0800/"),
+            ("later", "2021/07/20/0900/"),
+            ("day", "2021/07/20/"),
+            ("home", ""),
+        ] {
+            b.navigate(&server.url(&format!("/repo/{page}")));
+            let clipped = b.eval(CLIPPED_JS);
+            assert_eq!(clipped, json!([]), "{width} px /repo/{page}");
+            let taps = b.eval(TAP_TARGETS_JS);
+            assert_eq!(taps, json!([]), "{width} px /repo/{page}");
+            // Every article, the stories' sources included, one tap away.
+            let v = b.eval(&tappable_links_js(
+                ".digest-table tbody tr",
+                "th a[href^='http']",
+            ));
+            assert_eq!(v["problems"], json!([]), "{width} px /repo/{page}");
+            if name != "later" {
+                shot(&mut b, name, width);
+            }
+        }
+        // The day leads with the release (four sites), then the rate decision (three), then the
+        // outage (two): by distinct sites.
+        b.navigate(&server.url("/repo/2021/07/20/"));
+        let order = b.eval(
+            "[...document.querySelectorAll('.stories > ol > li .count')].map(e => e.textContent)",
+        );
+        assert_eq!(
+            order,
+            json!(["4サイト", "3サイト", "2サイト"]),
+            "{width} px"
+        );
+        // A later row's "+N" lands on the story's first row, highlighted, its list open; the
+        // list folds.
+        b.navigate(&server.url("/repo/2021/07/20/0900/"));
+        b.eval("document.querySelector('#item-1 a.story').click()");
+        b.wait_for(
+            "location.hash === '#item-1' && location.pathname.endsWith('/0800/')",
+            std::time::Duration::from_secs(10),
+        );
+        let v = b.eval(
+            "(() => { const tr = document.querySelector('tr:target'); const d = tr.querySelector('details'); \
+             const open = d.open; d.querySelector('summary').click(); \
+             return [tr.id, open, d.open, [...d.querySelectorAll('li')].length]; })()",
+        );
+        assert_eq!(v, json!(["item-1", true, false, 3]), "{width} px");
+    }
+    assert!(
+        b.console.iter().all(|m| !m.contains("Error")),
+        "{:?}",
+        b.console
+    );
+}

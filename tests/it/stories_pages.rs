@@ -1,0 +1,461 @@
+//! Stories on the built site (issue 24): real builds into temp dirs of snapshots that record
+//! `story = "ID"` (what content/ holds once fetch assigns stories). Three sites' items in one
+//! story over two hours show on the digest rows (each reaching the others), on the day page's
+//! and the home page's top stories and in `stories/atom.xml` (read by feedparser); a lone item
+//! shows nothing extra; feed text stays escaped; a later hour that joins an old story renders
+//! the old digest and its day again and nothing unrelated; a cold rebuild gives the same bytes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::SystemTime;
+
+use chrono::{DateTime, FixedOffset};
+use matome::content::{Item, ItemKey, Snapshot, snapshot_rel_path};
+
+use crate::support::Site;
+
+fn t(s: &str) -> DateTime<FixedOffset> {
+    DateTime::parse_from_rfc3339(s).unwrap()
+}
+
+fn feed(site: &str) -> String {
+    format!(
+        "https://{}.example/feed",
+        site.to_lowercase().replace(' ', "-")
+    )
+}
+
+/// An item of `site`; `story` is the item whose story it joins (`None`: its own).
+fn item(id: &str, site: &str, title: &str, story: Option<(&str, &str)>) -> Item {
+    Item {
+        id: id.into(),
+        feed: feed(site),
+        category: "IT".into(),
+        site: site.into(),
+        title: title.into(),
+        link: format!(
+            "https://{}.example/a/{id}?x=1&y=2",
+            site.to_lowercase().replace(' ', "-")
+        ),
+        published: t("2021-07-20T08:00:00+09:00"),
+        keywords: Vec::new(),
+        summary: String::new(),
+        text: String::new(),
+        trend: None,
+        story: story
+            .map(|(s, i)| ItemKey::new(&feed(s), i).hex())
+            .unwrap_or_default(),
+    }
+}
+
+fn write(site: &Site, hour: &str, items: Vec<Item>) {
+    let h = t(hour);
+    Snapshot {
+        hour: h,
+        updated: h + chrono::Duration::minutes(20),
+        items,
+        body: String::new(),
+    }
+    .write(&site.path(snapshot_rel_path(&h)))
+    .unwrap();
+}
+
+fn build(site: &Site) -> String {
+    let out = site.matome(&["build"]);
+    out.assert_success();
+    out.stdout
+}
+
+const APPLE: &str = "Apple、新型iPhoneを発表";
+const APPLE_2: &str = "アップルが新iPhone発表、価格は据え置き";
+const APPLE_3: &str = "Apple unveils the new iPhone";
+const LONE: &str = "地方銀行の決算、増益に";
+
+/// Hour 08:00: ITmedia's item (the story's first) and a lone item; hour 09:00: Impress Watch and
+/// CNET Japan join the story.
+fn three_site_story() -> Site {
+    let mut site = Site::new();
+    site.config.base_url = "https://example.com/".into();
+    site.write_config(&[]);
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        vec![
+            item("a1", "ITmedia", APPLE, None),
+            item("l1", "地方ニュース", LONE, None),
+        ],
+    );
+    write(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        vec![
+            item("b1", "Impress Watch", APPLE_2, Some(("ITmedia", "a1"))),
+            item("c1", "CNET Japan", APPLE_3, Some(("ITmedia", "a1"))),
+        ],
+    );
+    site
+}
+
+/// The `<tr>` of row `n` (from 1) of a digest page.
+fn row(html: &str, n: usize) -> &str {
+    let start = html
+        .find(&format!("<tr id=\"item-{n}\">"))
+        .unwrap_or_else(|| panic!("no row {n}"));
+    let end = start + html[start..].find("</tr>").unwrap();
+    &html[start..end]
+}
+
+/// The top-stories section of a page, if any.
+fn stories_section(html: &str) -> Option<&str> {
+    let start = html.find("<section class=\"stories\"")?;
+    let end = start + html[start..].find("</section>").unwrap();
+    Some(&html[start..end])
+}
+
+#[test]
+fn three_sites_in_one_story_show_on_rows_day_home_and_feed() {
+    let site = three_site_story();
+    build(&site);
+    let first = site.read("public/2021/07/20/0800/index.html");
+    let second = site.read("public/2021/07/20/0900/index.html");
+    // The story's first row reaches the two others: sites, titles, links.
+    let a = row(&first, 1);
+    assert!(
+        a.contains("<details open><summary>ほか2サイト</summary>"),
+        "{a}"
+    );
+    for want in [
+        "Impress Watch: <a href=\"https://impress-watch.example/a/b1?x=1&amp;y=2\"",
+        APPLE_2,
+        "CNET Japan: <a href=\"https://cnet-japan.example/a/c1?x=1&amp;y=2\"",
+        APPLE_3,
+    ] {
+        assert!(a.contains(want), "{want} in {a}");
+    }
+    // A lone item shows nothing extra.
+    let lone = row(&first, 2);
+    assert!(lone.contains(LONE));
+    assert!(!lone.contains("<details"), "{lone}");
+    // Each later row links to the story's place: its first row, which lists them all.
+    for n in [1, 2] {
+        let r = row(&second, n);
+        assert!(
+            r.contains("<a class=\"story\" href=\"/2021/07/20/0800/#item-1\">ほか2サイト</a>"),
+            "{r}"
+        );
+    }
+    // The day page leads with the story: its headline (the first item's), 3 sites, each source.
+    let day = site.read("public/2021/07/20/index.html");
+    let top = stories_section(&day).expect("the day's top stories");
+    assert!(top.contains("この日の主な話題"), "{top}");
+    assert!(
+        top.contains(&format!(
+            "#item-1\">{APPLE}</a> <span class=\"count\">3サイト</span>"
+        )),
+        "{top}"
+    );
+    for s in ["ITmedia: ", "Impress Watch: ", "CNET Japan: "] {
+        assert!(top.contains(s), "{s} in {top}");
+    }
+    assert!(!top.contains(LONE), "a lone item is no top story: {top}");
+    // So does the home page.
+    let home = site.read("public/index.html");
+    let top = stories_section(&home).expect("the home page's top stories");
+    assert!(
+        top.contains("いま話題のニュース") && top.contains("3サイト"),
+        "{top}"
+    );
+    // Both link the story feed.
+    for page in [&day, &home] {
+        assert!(
+            page.contains("— 多くのサイトが報じた話題\" href=\"/stories/atom.xml\">"),
+            "the story feed is linked"
+        );
+    }
+    // The feed: one entry, entered when its third site (feed_min_sites = 3) reported it.
+    let path = site.path("public/stories/atom.xml");
+    let parsed = crate::feeds::parse_with_feedparser(std::slice::from_ref(&path));
+    let f = &parsed[0];
+    assert_eq!(f["bozo"], false, "{}", f["exception"]);
+    let entries = f["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let e = &entries[0];
+    let key = ItemKey::new(&feed("ITmedia"), "a1").hex();
+    assert_eq!(
+        e["id"].as_str().unwrap(),
+        format!("tag:example.com,2021-07-19:story/{key}")
+    );
+    assert_eq!(e["title"].as_str().unwrap(), APPLE);
+    assert_eq!(
+        e["published"].as_i64().unwrap(),
+        t("2021-07-20T09:00:00+09:00").timestamp(),
+        "entered at the hour its third site reported it"
+    );
+    let content = e["content"].as_str().unwrap();
+    for l in [
+        "itmedia.example/a/a1",
+        "impress-watch.example/a/b1",
+        "cnet-japan.example/a/c1",
+    ] {
+        assert!(content.contains(l), "{l} in {content}");
+    }
+    assert!(
+        e["link"]
+            .as_str()
+            .unwrap()
+            .ends_with("/2021/07/20/0800/#item-1")
+    );
+    roxmltree::Document::parse(&site.read("public/stories/atom.xml")).unwrap();
+}
+
+#[test]
+fn a_story_of_one_site_and_lone_items_show_nothing_extra() {
+    let site = Site::new();
+    site.write_config(&[]);
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        vec![item("a1", "ITmedia", APPLE, None)],
+    );
+    // The same site again, in the story: no other source.
+    write(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        vec![item("a2", "ITmedia", APPLE_2, Some(("ITmedia", "a1")))],
+    );
+    build(&site);
+    for page in [
+        "2021/07/20/0800/index.html",
+        "2021/07/20/0900/index.html",
+        "2021/07/20/index.html",
+        "index.html",
+    ] {
+        let html = site.read(Path::new("public").join(page));
+        assert!(
+            !html.contains("<details") && !html.contains("class=\"story\""),
+            "{page}"
+        );
+        assert!(stories_section(&html).is_none(), "{page}");
+    }
+    let feed = site.read("public/stories/atom.xml");
+    assert!(!feed.contains("<entry>"), "{feed}");
+}
+
+#[test]
+fn hostile_titles_stay_escaped_on_rows_top_stories_and_the_feed() {
+    let evil = "<script>alert(1)</script> & \"q\" <b>x";
+    let site = Site::new();
+    site.write_config(&[]);
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        vec![item("a1", "ITmedia", evil, None)],
+    );
+    write(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        vec![
+            item("b1", "Impress <i>Watch</i>", evil, Some(("ITmedia", "a1"))),
+            item("c1", "CNET Japan", evil, Some(("ITmedia", "a1"))),
+        ],
+    );
+    build(&site);
+    let escaped = "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot; &lt;b&gt;x";
+    for page in [
+        "2021/07/20/0800/index.html",
+        "2021/07/20/0900/index.html",
+        "2021/07/20/index.html",
+        "index.html",
+    ] {
+        let html = site.read(Path::new("public").join(page));
+        assert!(!html.contains("<script>alert"), "{page}");
+        assert!(!html.contains("<i>Watch"), "{page}");
+        assert!(
+            html.matches(escaped).count() >= 2,
+            "{page}: the title escaped where stories show it"
+        );
+    }
+    let text = site.read("public/stories/atom.xml");
+    assert!(!text.contains("<script>"), "{text}");
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let title = doc
+        .descendants()
+        .find(|n| n.has_tag_name("title") && n.parent().is_some_and(|p| p.has_tag_name("entry")))
+        .unwrap();
+    assert_eq!(
+        title.text(),
+        Some(evil),
+        "the entry's title is the title, as text"
+    );
+    let parsed = crate::feeds::parse_with_feedparser(&[site.path("public/stories/atom.xml")]);
+    assert_eq!(parsed[0]["bozo"], false, "{}", parsed[0]["exception"]);
+}
+
+fn files(dir: &Path) -> BTreeMap<String, (Vec<u8>, SystemTime)> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let m = e.metadata().unwrap().modified().unwrap();
+            (rel, (std::fs::read(e.path()).unwrap(), m))
+        })
+        .collect()
+}
+
+/// A later hour, on the next day, joins a story whose first item is on an earlier digest: that
+/// digest shows "+N" now, and its day page the story; unrelated pages are not written (nor
+/// rendered), older home pages keep their bytes (stable pagination).
+#[test]
+fn a_later_hour_joining_an_old_story_renders_the_old_digest_again_and_nothing_unrelated() {
+    let mut site = Site::new();
+    site.config.append = "[build]\ndigests_per_page = 2\n".into();
+    site.write_config(&[]);
+    write(
+        &site,
+        "2021-07-19T10:00:00+09:00",
+        vec![item("a1", "ITmedia", APPLE, None)],
+    );
+    write(
+        &site,
+        "2021-07-19T11:00:00+09:00",
+        vec![item("x1", "地方ニュース", LONE, None)],
+    );
+    write(
+        &site,
+        "2021-07-19T12:00:00+09:00",
+        vec![item("y1", "地方ニュース", "天気の話", None)],
+    );
+    write(
+        &site,
+        "2021-07-19T13:00:00+09:00",
+        vec![item("z1", "地方ニュース", "交通の話", None)],
+    );
+    build(&site);
+    let old = "2021/07/19/1000/index.html";
+    let before = files(&site.path("public"));
+    assert!(!String::from_utf8_lossy(&before[old].0).contains("<details"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        vec![
+            item("b1", "Impress Watch", APPLE_2, Some(("ITmedia", "a1"))),
+            item("c1", "CNET Japan", APPLE_3, Some(("ITmedia", "a1"))),
+        ],
+    );
+    let out = build(&site);
+    let after = files(&site.path("public"));
+    let old_html = String::from_utf8_lossy(&after[old].0).into_owned();
+    assert!(
+        row(&old_html, 1).contains("<details open><summary>ほか2サイト</summary>"),
+        "{old_html}"
+    );
+    let day = String::from_utf8_lossy(&after["2021/07/19/index.html"].0).into_owned();
+    assert!(
+        stories_section(&day).is_some_and(|s| s.contains("3サイト")),
+        "{day}"
+    );
+    let changed = |rel: &str| {
+        before
+            .get(rel)
+            .is_none_or(|b| b.0 != after[rel].0 || b.1 != after[rel].1)
+    };
+    assert!(changed(old) && changed("2021/07/19/index.html"));
+    // Untouched: a digest of the old day that shows no story and is no neighbour, the older
+    // home page, the old day's month.
+    for rel in [
+        "2021/07/19/1100/index.html",
+        "2021/07/19/1200/index.html",
+        "page/1/index.html",
+    ] {
+        assert!(!changed(rel), "{rel} was written again ({out})");
+    }
+    // Only what the new hour touches was rendered: the new digest, its neighbour (1300), the
+    // old digest, both days, month, year, archives, home, feeds, sitemaps, site/category pages.
+    let rendered: usize = out
+        .split(" rendered")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    let written = after
+        .keys()
+        .filter(|r| changed(r) && !r.starts_with("search/"))
+        .count();
+    assert!(
+        rendered <= written + 2,
+        "rendered {rendered}, written {written}: {out}"
+    );
+}
+
+/// Build, wipe `.matome/`, build again: every output file the same bytes.
+#[test]
+fn stories_survive_a_cold_rebuild_byte_for_byte() {
+    let site = three_site_story();
+    build(&site);
+    let first = files(&site.path("public"));
+    assert!(
+        String::from_utf8_lossy(&first["2021/07/20/0800/index.html"].0).contains("ほか2サイト")
+    );
+    std::fs::remove_dir_all(site.path(".matome")).unwrap();
+    std::fs::remove_dir_all(site.path("public")).unwrap();
+    build(&site);
+    let second = files(&site.path("public"));
+    assert_eq!(
+        first.keys().collect::<Vec<_>>(),
+        second.keys().collect::<Vec<_>>()
+    );
+    for (rel, (bytes, _)) in &first {
+        assert!(
+            bytes == &second[rel].0,
+            "{rel} differs after a cold rebuild"
+        );
+    }
+}
+
+/// `[stories]`: `feed_min_sites` decides when a story enters the feed, `top_per_day = 0` leaves
+/// the day and home pages without top stories (the rows still say "+N").
+#[test]
+fn the_stories_settings_decide_the_feed_and_the_top_stories() {
+    let mut site = Site::new();
+    site.config.append = "[stories]\nfeed_min_sites = 2\ntop_per_day = 0\n".into();
+    site.write_config(&[]);
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        vec![item("a1", "ITmedia", APPLE, None)],
+    );
+    write(
+        &site,
+        "2021-07-20T10:00:00+09:00",
+        vec![item(
+            "b1",
+            "Impress Watch",
+            APPLE_2,
+            Some(("ITmedia", "a1")),
+        )],
+    );
+    build(&site);
+    for page in ["2021/07/20/index.html", "index.html"] {
+        let html = site.read(Path::new("public").join(page));
+        assert!(stories_section(&html).is_none(), "{page}");
+    }
+    assert!(
+        site.read("public/2021/07/20/0800/index.html")
+            .contains("<summary>ほか1サイト</summary>")
+    );
+    let parsed = crate::feeds::parse_with_feedparser(&[site.path("public/stories/atom.xml")]);
+    let entries = parsed[0]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "two sites are enough: {entries:?}");
+    assert_eq!(
+        entries[0]["published"].as_i64().unwrap(),
+        t("2021-07-20T10:00:00+09:00").timestamp()
+    );
+}
