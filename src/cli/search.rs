@@ -1,5 +1,6 @@
 //! `matome search`: its arguments, bringing the tantivy index up to date with content/ (under
-//! the site lock), the query, and the hits as text or one JSON object per line.
+//! the site lock), the query, and the hits (one per story, "+N sources") as text or one JSON
+//! object per line.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -17,7 +18,7 @@ pub struct SearchArgs {
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
     /// One JSON object per hit per line (title, link, site, category, published, keywords,
-    /// summary, url).
+    /// summary, url; story, story_items, story_sites and the story's others: one hit per story).
     #[arg(long)]
     pub json: bool,
     /// Hits at most.
@@ -114,6 +115,11 @@ fn print_hits(out: &mut impl Write, hits: &[Hit]) -> Result<()> {
             .replace('T', " ");
         writeln!(out, "{date}  {} / {}", h.category, h.site)?;
         writeln!(out, "  {}", h.title)?;
+        if h.more_sources() > 0 {
+            let mut sites: Vec<&str> = h.others.iter().map(|o| o.site.as_str()).collect();
+            sites.dedup();
+            writeln!(out, "  +{} sources: {}", h.more_sources(), sites.join(", "))?;
+        }
         if !h.snippet.is_empty() {
             writeln!(
                 out,

@@ -8,6 +8,9 @@
 //! segment readers: a truncated or corrupted file) is rebuilt from content/). The query
 //! language is [`super::terms`]'s.
 //!
+//! Each document holds its item's story (issue 24), so a query answers one hit per story
+//! (`index/stories.rs`).
+//!
 //! Two concerns, two files: this one keeps the index (schema, tokenizer, state, verification,
 //! incremental updates); `index/query.rs` reads it (the query language, filters, paging,
 //! snippets, [`SiteSearcher`]), re-exported here so callers name one module.
@@ -20,7 +23,7 @@ use chrono::{DateTime, FixedOffset};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tantivy::schema::{
-    Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
+    FAST, Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions,
 };
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
@@ -33,13 +36,15 @@ use crate::content::archive::Archive;
 use crate::fsutil;
 
 mod query;
+mod stories;
 
 pub use super::terms::{Clause, parse_query};
 pub use query::{Hit, MAX_LIMIT, MAX_OFFSET, SearchOptions, SiteSearcher, parse_date, parse_until};
+pub use stories::{MAX_OTHERS, Member};
 
 /// Bump when the schema, what is indexed or how it is tokenised changes: the index is then
 /// rebuilt from content/.
-const SCHEMA_VERSION: u32 = 4;
+const SCHEMA_VERSION: u32 = 5;
 /// lindera's words ([`MatomeTokenizer`]): ranking only.
 const TOKENIZER: &str = "matome";
 /// The terms of [`super::terms`] ([`TermsTokenizer`]): what a query matches.
@@ -140,6 +145,14 @@ struct Fields {
     url: Field,
     link: Field,
     file: Field,
+    /// The item's story ID ([`crate::content::Item::story_id`]): a story's members are found by
+    /// it.
+    story: Field,
+    /// Fast u64s of the story ID, the item's key and its site ([`stories::key64`]): one hit per
+    /// story, ties broken by the item, distinct sites counted.
+    story_key: Field,
+    item_key: Field,
+    site_key: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -170,6 +183,10 @@ fn schema() -> (Schema, Fields) {
         url: b.add_text_field("url", STORED),
         link: b.add_text_field("link", STORED),
         file: b.add_text_field("file", STRING),
+        story: b.add_text_field("story", STRING | STORED),
+        story_key: b.add_u64_field(stories::STORY_KEY, FAST),
+        item_key: b.add_u64_field(stories::ITEM_KEY, FAST),
+        site_key: b.add_u64_field(stories::SITE_KEY, FAST),
     };
     (b.build(), fields)
 }
@@ -203,6 +220,11 @@ fn document(f: &Fields, item: &crate::content::Item, url: String, rel: &str) -> 
     doc.add_text(f.url, url);
     doc.add_text(f.link, &item.link);
     doc.add_text(f.file, rel);
+    let story = item.story_id();
+    doc.add_u64(f.story_key, stories::key64(&story));
+    doc.add_text(f.story, story);
+    doc.add_u64(f.item_key, stories::key64(&item.key().hex()));
+    doc.add_u64(f.site_key, stories::key64(&item.site));
     doc
 }
 

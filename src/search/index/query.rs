@@ -1,8 +1,8 @@
 //! Queries against the full-text index for `matome search` and `serve`'s API: the clauses of
 //! [`crate::search::terms`] (what matches, the same as on the static page) as tantivy queries,
 //! ranked (when asked) by BM25 with lindera's whole words boosted, or newest first (the
-//! default); filters (category, site, dates in the site's zone), bounded paging, snippets, and
-//! [`SiteSearcher`]. Keeping the index in step with content/ is [`super`]'s.
+//! default); one hit per story ([`super::stories`]); filters (category, site, dates in the site's
+//! zone), bounded paging, snippets, and [`SiteSearcher`]. Keeping the index in step with content/ is [`super`]'s.
 
 use std::ops::Bound;
 use std::path::Path;
@@ -10,19 +10,19 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow};
 use chrono::{DateTime, TimeZone};
 use serde::Serialize;
-use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{Order, TantivyDocument, Term};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
 
+use super::stories::{Member, StoryCollector, members, text};
 use super::{Fields, open_or_create, schema};
 use crate::analyze::{Analyzer, prepare};
 use crate::config::Config;
 use crate::search::terms;
 
-/// At most this many hits are skipped ([`SearchOptions::offset`]): tantivy collects
-/// `offset + limit` hits in memory, so both are bounded (an unbounded offset from a URL once
-/// aborted `matome serve` on an allocation of petabytes).
+/// At most this many hits are skipped ([`SearchOptions::offset`]): bounded, as the limit is (an
+/// unbounded offset from a URL once aborted `matome serve` on an allocation of petabytes; the
+/// hits are now one per story of the matches, collected in memory linear in them).
 pub const MAX_OFFSET: usize = 10_000;
 /// At most this many hits are returned at once ([`SearchOptions::limit`]).
 pub const MAX_LIMIT: usize = 10_000;
@@ -61,6 +61,25 @@ pub struct Hit {
     /// A passage of the text with the matched words between the markers `\u{2}` and `\u{3}`.
     #[serde(skip)]
     pub snippet: String,
+    /// The item's story ID (issue 24): the hit stands for the story's matching members.
+    pub story: String,
+    /// The story's items and distinct sites in the whole archive (not only among the matches).
+    pub story_items: usize,
+    pub story_sites: usize,
+    /// The story's other items, oldest first (at most [`super::MAX_OTHERS`]).
+    pub others: Vec<Member>,
+}
+
+impl Hit {
+    /// The "+N" a hit shows beside itself: the story's other distinct sites, or (a story of one
+    /// site) its other items; 0 for an item alone.
+    pub fn more_sources(&self) -> usize {
+        if self.story_sites > 1 {
+            self.story_sites - 1
+        } else {
+            self.story_items.saturating_sub(1)
+        }
+    }
 }
 
 /// The tantivy query that decides whether an item matches a clause: its terms
@@ -136,7 +155,15 @@ impl SiteSearcher {
         })
     }
 
-    /// The hits of a query, newest (or best) first.
+    /// RFC 3339 in the site's zone of unix seconds ("" if none).
+    fn time(&self, secs: Option<i64>) -> String {
+        secs.and_then(|s| self.timezone.timestamp_opt(s, 0).single())
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default()
+    }
+
+    /// The hits of a query, one per story (its best-ranked member among the matches), newest
+    /// (or best) first; `offset` and `limit` count stories.
     pub fn search(&self, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -201,66 +228,59 @@ impl SiteSearcher {
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
-        let limit = opts.limit.max(1);
-        let addresses: Vec<(f32, tantivy::DocAddress)> = if opts.by_date {
-            searcher
-                .search(
-                    &query,
-                    &TopDocs::with_limit(limit)
-                        .and_offset(opts.offset)
-                        .order_by_fast_field::<i64>("published", Order::Desc),
-                )?
-                .into_iter()
-                .map(|(_, a)| (0.0, a))
-                .collect()
-        } else {
-            searcher.search(
-                &query,
-                &TopDocs::with_limit(limit)
-                    .and_offset(opts.offset)
-                    .order_by_score(),
-            )?
-        };
+        // One per story, best first; the page is a slice of stories.
+        let stories = searcher.search(
+            &query,
+            &StoryCollector {
+                by_score: !opts.by_date,
+            },
+        )?;
+        let page = stories
+            .iter()
+            .skip(opts.offset)
+            .take(opts.limit.max(1));
         let mut snippets = tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.text)?;
         snippets.set_max_num_chars(160);
         let mut title_snippets =
             tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.title)?;
         title_snippets.set_max_num_chars(400);
-        let tz = self.timezone;
-        let base_url = &self.base_url;
-        let mut hits = Vec::with_capacity(addresses.len());
-        for (score, addr) in addresses {
-            let doc: TantivyDocument = searcher.doc(addr)?;
-            let text = |field: Field| -> String {
-                doc.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            let published = doc
-                .get_first(f.published)
-                .and_then(|v| v.as_i64())
-                .and_then(|s| tz.timestamp_opt(s, 0).single())
-                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-                .unwrap_or_default();
+        let mut hits = Vec::with_capacity(opts.limit.min(stories.len()));
+        for best in page {
+            let doc: TantivyDocument = searcher.doc(best.address)?;
             let mut snippet = marked(&snippets.snippet_from_doc(&doc));
             if snippet.is_empty() {
                 snippet = marked(&title_snippets.snippet_from_doc(&doc));
             }
+            let story = text(&doc, f.story);
+            let size = members(&searcher, &f, &story, best.address)?;
             hits.push(Hit {
-                title: text(f.shown_title),
-                link: text(f.link),
-                site: text(f.site),
-                category: text(f.category),
-                published,
+                title: text(&doc, f.shown_title),
+                link: text(&doc, f.link),
+                site: text(&doc, f.site),
+                category: text(&doc, f.category),
+                published: self.time(doc.get_first(f.published).and_then(|v| v.as_i64())),
                 keywords: doc
                     .get_all(f.keywords)
                     .filter_map(|v| v.as_str().map(str::to_string))
                     .collect(),
-                summary: text(f.summary),
-                url: format!("{base_url}{}", text(f.url)),
-                score,
+                summary: text(&doc, f.summary),
+                url: format!("{}{}", self.base_url, text(&doc, f.url)),
+                score: best.score(),
                 snippet,
+                story,
+                story_items: size.items,
+                story_sites: size.sites,
+                others: size
+                    .others
+                    .iter()
+                    .map(|(published, d)| Member {
+                        site: text(d, f.site),
+                        title: text(d, f.shown_title),
+                        link: text(d, f.link),
+                        url: format!("{}{}", self.base_url, text(d, f.url)),
+                        published: self.time(Some(*published)),
+                    })
+                    .collect(),
             });
         }
         Ok(hits)
