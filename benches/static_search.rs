@@ -286,6 +286,7 @@ fn docs(rows: &[Row]) -> Vec<StaticDoc<'_>> {
             category: &r.category,
             published: r.published,
             digest_url: &r.digest_url,
+            story: None,
         })
         .collect()
 }

@@ -105,6 +105,8 @@ pub struct Strings {
     pub search_count_more: &'static str,
     pub search_none: &'static str,
     pub search_none_yet: &'static str,
+    /// A search hit's story: "+{n} sources".
+    pub search_sources: &'static str,
     pub search_short: &'static str,
     /// The order control (shown when `matome serve` answers the search).
     pub search_sort: &'static str,
@@ -206,6 +208,7 @@ pub const JA: Strings = Strings {
     search_count_more: "{n}件を表示中（さらにあります）",
     search_none: "見つかりませんでした",
     search_none_yet: "まだ見つかりません（古い記事を探すには「さらに表示」）",
+    search_sources: "ほか{n}件の報道",
     search_short: "探せる語がありません。助詞や記号だけでなく、語を入力してください",
     search_sort: "並び順",
     search_newest: "新しい順",
@@ -305,6 +308,7 @@ pub const EN: Strings = Strings {
     search_count_more: "Showing {n} results (more available)",
     search_none: "No results",
     search_none_yet: "Nothing yet (load more to search older items)",
+    search_sources: "+{n} sources",
     search_short: "Nothing to look for: type a word, not only stop words or punctuation",
     search_sort: "Order",
     search_newest: "Newest first",

@@ -1,7 +1,7 @@
 //! Writing a site's static search index (`OUTPUT/search/`) at each build: which months to write
 //! again (those whose snapshot files changed: a new hour rewrites its month's shard, never a past
-//! month's), the documents each month is made of, deleting the shards of months gone, and the
-//! manifest. The format of the files is [`super::static_index`]'s; the build ([`crate::render`])
+//! month's, unless a story of its items grew), the documents each month is made of (with their
+//! stories: `site_index/stories.rs`), deleting the shards of months gone, and the manifest. The format of the files is [`super::static_index`]'s; the build ([`crate::render`])
 //! calls [`write`] and keeps what it returns in its record.
 
 use std::collections::BTreeMap;
@@ -11,9 +11,12 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use super::static_index::{self, MonthShard, StaticDoc};
+use stories::{StoryRows, StoryTable, story_rows};
 use crate::content::archive::Archive;
 use crate::fsutil::confined;
 use crate::hash::Fp;
+
+mod stories;
 
 /// Each month of the static search index (`YYYY-MM`): its fingerprint and what was written for
 /// it. The build record keeps it, so the next build knows which months changed.
@@ -59,7 +62,10 @@ pub fn write(
     );
     let mut months = SearchMonths::new();
     let mut files = 0;
-    for (month, (fp, digests)) in plan_months(site, global) {
+    let (names, month_of) = digest_months(site);
+    let table = StoryTable::of_archive(archive)?;
+    let stories = story_rows(archive, &table, &month_of, &names);
+    for (month, (fp, digests)) in plan_months(site, global, &stories) {
         if let Some((old_fp, shard)) = old.get(&month)
             && *old_fp == fp
             && dir.join(&month).is_dir()
@@ -68,7 +74,7 @@ pub fn write(
             months.insert(month, (fp, shard.clone()));
             continue;
         }
-        let rows = month_rows(archive, &digests)?;
+        let rows = month_rows(archive, &digests, &stories)?;
         let urls: Vec<String> = digests.iter().map(|&d| (site.digest_url)(d)).collect();
         let docs: Vec<StaticDoc> = rows
             .iter()
@@ -111,9 +117,38 @@ pub fn write(
     })
 }
 
+/// The month (`YYYY-MM` in the site's zone) of each digest: the names in order, and each
+/// digest's index into them.
+fn digest_months(site: &Source) -> (Vec<String>, Vec<usize>) {
+    let mut names: Vec<String> = Vec::new();
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    let month_of = site
+        .archive
+        .digests
+        .iter()
+        .map(|digest| {
+            let month = digest
+                .hour
+                .with_timezone(&site.tz)
+                .format("%Y-%m")
+                .to_string();
+            *at.entry(month.clone()).or_insert_with(|| {
+                names.push(month);
+                names.len() - 1
+            })
+        })
+        .collect();
+    (names, month_of)
+}
+
 /// The digests of each month in the site's zone, with the month's fingerprint: the build's
-/// global one, the index format and each of its files' bytes.
-fn plan_months(site: &Source, global: u64) -> BTreeMap<String, (u64, Vec<usize>)> {
+/// global one, the index format, each of its files' bytes and its items' stories (which later
+/// items elsewhere can change).
+fn plan_months(
+    site: &Source,
+    global: u64,
+    stories: &StoryRows,
+) -> BTreeMap<String, (u64, Vec<usize>)> {
     let mut months: BTreeMap<String, (Fp, Vec<usize>)> = BTreeMap::new();
     for (d, digest) in site.archive.digests.iter().enumerate() {
         let month = digest
@@ -127,6 +162,11 @@ fn plan_months(site: &Source, global: u64) -> BTreeMap<String, (u64, Vec<usize>)
             (fp, Vec::new())
         });
         entry.0.u64(digest.hash);
+        for (k, i) in digest.items.clone().enumerate() {
+            if let Some(story) = stories.get(&i) {
+                entry.0.u64(k as u64).str(&story.to_string());
+            }
+        }
         entry.1.push(d);
     }
     months
@@ -144,6 +184,7 @@ struct DocRow {
     site: String,
     category: String,
     published: i64,
+    story: Option<serde_json::Value>,
 }
 
 impl DocRow {
@@ -156,20 +197,24 @@ impl DocRow {
             category: &self.category,
             published: self.published,
             digest_url,
+            story: self.story.as_ref(),
         }
     }
 }
 
 /// The rows of each of the month's `digests`, in archive order, from their files' records in
-/// the derived layer ([`Archive::snapshot`]).
-fn month_rows(archive: &Archive, digests: &[usize]) -> Result<Vec<Vec<DocRow>>> {
+/// the derived layer ([`Archive::snapshot`]), with their stories.
+fn month_rows(archive: &Archive, digests: &[usize], stories: &StoryRows) -> Result<Vec<Vec<DocRow>>> {
     digests
         .par_iter()
         .map(|&d| {
             let s = archive.snapshot(d)?;
+            let start = archive.digests[d].items.start;
             Ok(s.items
                 .into_iter()
-                .map(|i| DocRow {
+                .enumerate()
+                .map(|(k, i)| DocRow {
+                    story: stories.get(&(start + k as u32)).cloned(),
                     link: safe_link(&i.link),
                     published: i.published.timestamp(),
                     title: i.title,
@@ -218,6 +263,7 @@ mod tests {
                 category: "科学",
                 published: 1_626_739_200,
                 digest_url: "2021/07/20/0800/",
+                story: None,
             })
             .collect();
         let shard = static_index::write_month(dir.path(), "2021-07", &docs, chrono_tz::Asia::Tokyo)

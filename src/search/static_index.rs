@@ -36,7 +36,12 @@
 //!   lists of words it checks against the text anyway.
 //! - `cN.json`: items `N * chunk ..` (`chunk` = [`CHUNK_DOCS`]) as JSON arrays
 //!   `[title, summary, link or "", site, category, published (unix s), digest URL]`: what the page
-//!   shows and what it checks a candidate against.
+//!   shows and what it checks a candidate against. An item of a story of several items (issue 24)
+//!   has an eighth element, `[items, sites, member…]`: the story's items and distinct sites in the
+//!   whole archive, then its members oldest first (at most [`MAX_STORY_MEMBERS`], the first
+//!   always), each an item number of this month or `"YYYY-MM:N"` for item N of another month's
+//!   shard. The page shows one hit per story (the first member names it) with "+N sources" and
+//!   the others; an item alone costs nothing more.
 //!
 //! The number of buckets grows with the month (about [`TARGET_BUCKET_BYTES`] each, a power of two)
 //! and is recorded in the manifest with the month's item count, the first item of each day of
@@ -56,11 +61,14 @@ use serde::{Deserialize, Serialize};
 use crate::fsutil;
 
 /// Bumped when a file's layout changes; the page refuses a manifest of another format.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 /// Items per document chunk (`cN.json`). A page of results scattered over a month fetches one
 /// chunk per result (about 25 KB at 64 items), and a year of hourly items (~400,000) makes
 /// 6,000 chunk files: at 16 a chunk it was 25,000, a third of a site GitHub Pages must publish.
 pub const CHUNK_DOCS: usize = 64;
+/// At most this many members of a story are listed in each of its items' rows (the counts are
+/// whole): a row stays small, and a story's rows cost linear in its size times this.
+pub const MAX_STORY_MEMBERS: usize = 12;
 /// The size a bucket file aims at; a month gets the power of two of buckets that gives it.
 pub const TARGET_BUCKET_BYTES: usize = 4 * 1024;
 /// A posting list longer than this goes to a file of its own (`bXXX-K.bin`).
@@ -86,6 +94,9 @@ pub struct StaticDoc<'a> {
     pub published: i64,
     /// Site-relative, e.g. `2021/07/20/0800/`; its date is the item's day for the date filter.
     pub digest_url: &'a str,
+    /// For an item of a story of several items: `[items, sites, member…]` (see the module doc),
+    /// already relative to the month being written; `None` for an item alone.
+    pub story: Option<&'a serde_json::Value>,
 }
 
 /// What [`write_month`] wrote: one month's entry in the manifest.
@@ -386,7 +397,7 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
         let rows: Vec<serde_json::Value> = chunk
             .iter()
             .map(|d| {
-                serde_json::json!([
+                let mut row = serde_json::json!([
                     d.title,
                     d.summary,
                     d.link.unwrap_or(""),
@@ -394,7 +405,11 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
                     d.category,
                     d.published,
                     d.digest_url
-                ])
+                ]);
+                if let (Some(story), Some(row)) = (d.story, row.as_array_mut()) {
+                    row.push(story.clone());
+                }
+                row
             })
             .collect();
         let mut bytes = serde_json::to_vec(&rows)?;

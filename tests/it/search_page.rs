@@ -132,6 +132,7 @@ fn docs(rows: &[Row]) -> Vec<StaticDoc<'_>> {
             category,
             published: digest_time(digest) + n as i64,
             digest_url: digest,
+            story: None,
         })
         .collect()
 }

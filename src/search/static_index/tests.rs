@@ -19,6 +19,7 @@ fn doc<'a>(title: &'a str, summary: &'a str, digest_url: &'a str) -> StaticDoc<'
         category: "IT",
         published: 1_626_736_800,
         digest_url,
+        story: None,
     }
 }
 

@@ -8,13 +8,14 @@
 // items that have it. Text is NFKC and lower case; a word (letters, digits) matches by its
 // Snowball English stem; CJK text matches as written, anywhere (幹線 finds 新幹線, a lone kanji
 // such as 円 is a query); a clause of only English stop words or a lone kana has nothing to look
-// for. Results are newest first; months are searched newest first, "load more" goes on.
+// for. Results are newest first; months are searched newest first, "load more" goes on. One hit
+// per story (its newest match), with "+N sources" opening its other items.
 (() => {
   'use strict';
 
   // The static index format this page reads (FORMAT in static_index.rs); `matome build` refuses
   // a site's own search.js whose SEARCH_FORMAT is not the one it writes.
-  const SEARCH_FORMAT = 2;
+  const SEARCH_FORMAT = 3;
 
   // ---------------------------------------------------------------------------------------------
   // Text: the terms of terms.rs.
@@ -418,7 +419,20 @@
       const rows = await this.chunk(m, Math.floor(n / m.chunk));
       const r = rows[n % m.chunk];
       if (!r) return null;
-      return { month: m.month, n, title: r[0], summary: r[1], link: r[2], site: r[3], category: r[4], published: r[5], digest: r[6] };
+      const doc = { month: m.month, n, title: r[0], summary: r[1], link: r[2], site: r[3], category: r[4], published: r[5], digest: r[6] };
+      // A story of several items: [items, sites, member...], a member an item number of this
+      // month or "YYYY-MM:N"; the first names the story.
+      const st = r[7];
+      if (!Array.isArray(st)) return doc;
+      const ref = (x) => (typeof x === 'number' ? `${m.month}:${x}` : String(x));
+      doc.story = ref(st[2]);
+      doc.more = st[1] > 1 ? st[1] - 1 : st[0] - 1;
+      doc.others = () => Promise.all(st.slice(2).map(ref).filter((x) => x !== `${m.month}:${n}`).map((x) => {
+        const [month, k] = x.split(':');
+        const other = this.months && this.months.get(month);
+        return other ? this.doc(other, Number(k)) : null;
+      })).then((ds) => ds.filter(Boolean));
+      return doc;
     }
   }
 
@@ -429,6 +443,8 @@
   class Search {
     constructor(index, manifest, { q, category, from, to }) {
       this.index = index;
+      index.months = new Map(manifest.months.map((m) => [m.month, m]));
+      this.seen = new Set(); // stories shown
       this.units = parseQuery(q || '', new Set(manifest.stop || []));
       this.category = category || '';
       // Every clause is checked in the text, so once few candidates are left the long lists
@@ -504,7 +520,7 @@
         this.ci += batch.length;
         fetched += batch.length;
         const docs = (await Promise.all(batch.map((n) => this.index.doc(m, n)))).filter(
-          (d) => d && matches(d, this.units, this.category),
+          (d) => d && matches(d, this.units, this.category) && (!d.story || (!this.seen.has(d.story) && this.seen.add(d.story))),
         );
         found += docs.length;
         if (docs.length) onItems(docs);
@@ -547,6 +563,8 @@
       const docs = hits.map((h) => ({
         title: h.title, summary: h.summary, link: h.link, site: h.site, category: h.category,
         published: Date.parse(h.published) / 1000, href: h.url,
+        more: h.story_sites > 1 ? h.story_sites - 1 : (h.story_items || 1) - 1,
+        others: () => Promise.resolve((h.others || []).map((o) => ({ ...o, href: o.url }))),
       }));
       if (docs.length) onItems(docs);
       return docs.length;
@@ -641,7 +659,27 @@
     meta.append(digest);
     li.append(meta);
     if (doc.summary) li.append(marked(el('p', 'hit-summary'), doc.summary, units));
+    if (doc.more > 0) li.append(sources(doc, ui));
     return li;
+  }
+
+  // "+N sources": the story's other items (site and title), filled in as they load.
+  function sources(doc, ui) {
+    const box = el('details', 'hit-story');
+    box.append(el('summary', null, (ui.t.msgSources || '+{n} sources').replace('{n}', doc.more)));
+    const list = el('ul', 'hit-others');
+    box.append(list);
+    doc.others().then((others) => {
+      for (const o of others) {
+        const safe = /^https?:\/\//i.test(o.link);
+        const a = el(safe ? 'a' : 'span', null, o.title);
+        if (safe) { a.href = o.link; a.rel = 'noopener noreferrer'; }
+        const li = el('li');
+        li.append(el('span', 'hit-site', o.site), ' ', a);
+        list.append(li);
+      }
+    }, (e) => console.error(e));
+    return box;
   }
 
   // ---------------------------------------------------------------------------------------------
