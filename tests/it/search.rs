@@ -294,7 +294,8 @@ fn the_index_follows_content_one_file_at_a_time() {
     // An index of another schema or analyser is rebuilt from content/.
     let state = site.path(".matome/search/files.json");
     let text = std::fs::read_to_string(&state).unwrap();
-    std::fs::write(&state, text.replace("\"schema\":4", "\"schema\":0")).unwrap();
+    assert!(text.contains("\"schema\":5"), "{text}");
+    std::fs::write(&state, text.replace("\"schema\":5", "\"schema\":0")).unwrap();
     let out = site.matome(&["build"]);
     assert!(out.stdout.contains("(rebuilt)"), "{}", out.stdout);
     assert_eq!(ids(&site, &["量子"]), ["chip"]);

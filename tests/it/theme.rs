@@ -215,17 +215,19 @@ fn build_warns_about_a_theme_copy_made_by_an_older_init() {
 fn build_refuses_a_search_js_of_another_format() {
     let site = demo();
     let js = String::from_utf8(builtin("static/search.js")).unwrap();
-    assert!(js.contains("const SEARCH_FORMAT = 2;"));
+    let format = matome::search::static_index::FORMAT;
+    let declared = format!("const SEARCH_FORMAT = {format};");
+    assert!(js.contains(&declared));
     site.write(
         "static/search.js",
-        js.replace("const SEARCH_FORMAT = 2;", "const SEARCH_FORMAT = 0;"),
+        js.replace(&declared, "const SEARCH_FORMAT = 0;"),
     );
     let out = site.matome(&["build"]);
     out.assert_failure();
     assert!(
-        out.stderr.contains(
-            "static/search.js reads static search index format 0, but this matome writes format 2"
-        ),
+        out.stderr.contains(&format!(
+            "static/search.js reads static search index format 0, but this matome writes format {format}"
+        )),
         "{out:?}"
     );
     assert!(
@@ -250,14 +252,14 @@ fn build_refuses_a_search_js_of_another_format() {
     // A copy from before SEARCH_FORMAT existed is read by its manifest check: one of this
     // format builds, and the same copy in an older init's themes/default/ of format 1 is refused.
     let before = js
-        .replace("const SEARCH_FORMAT = 2;", "")
-        .replace("m.format !== SEARCH_FORMAT", "m.format !== 2");
+        .replace(&declared, "")
+        .replace("m.format !== SEARCH_FORMAT", &format!("m.format !== {format}"));
     site.write("static/search.js", &before);
     site.matome(&["build"]).assert_success();
     std::fs::remove_file(site.path("static/search.js")).unwrap();
     site.write(
         "themes/default/static/search.js",
-        before.replace("m.format !== 2", "m.format !== 1"),
+        before.replace(&format!("m.format !== {format}"), "m.format !== 1"),
     );
     let out = site.matome(&["build"]);
     out.assert_failure();

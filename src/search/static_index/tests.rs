@@ -222,7 +222,7 @@ fn a_new_item_rewrites_only_its_month() {
     write_manifest(dir.path(), &[s6, s7], &["IT"]).unwrap();
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
-    assert_eq!(m["format"], 2);
+    assert_eq!(m["format"], FORMAT);
     assert!(m["stop"].as_array().unwrap().iter().any(|w| w == "the"));
     assert_eq!(m["months"][0]["month"], "2021-07", "newest first");
     assert_eq!(m["months"][0]["docs"], 2);
