@@ -55,7 +55,18 @@ pub struct PublishTarget {
     /// A post older than this many hours (its digest's hour) is skipped and recorded instead
     /// of sent late (default 24).
     pub max_age_hours: u32,
+    /// What the target posts: each new digest (the default), or each story once it reaches
+    /// `[stories] feed_min_sites` distinct sites (`what = "stories"`).
+    pub what: PublishWhat,
     pub service: Service,
+}
+
+/// `what = "digests" | "stories"` of a `[[publish]]` target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PublishWhat {
+    #[default]
+    Digests,
+    Stories,
 }
 
 impl PublishTarget {
@@ -183,6 +194,8 @@ macro_rules! raw_target {
             max_posts_per_run: Option<i64>,
             #[serde(default)]
             max_age_hours: Option<i64>,
+            #[serde(default)]
+            what: Option<String>,
             $(#[serde(default)] $field: Option<$ty>,)*
         }
 
@@ -194,6 +207,7 @@ macro_rules! raw_target {
                     trends: self.trends,
                     max_posts_per_run: self.max_posts_per_run,
                     max_age_hours: self.max_age_hours,
+                    what: self.what.as_deref(),
                 }
             }
         }
@@ -256,6 +270,7 @@ struct Common<'a> {
     trends: Option<bool>,
     max_posts_per_run: Option<i64>,
     max_age_hours: Option<i64>,
+    what: Option<&'a str>,
 }
 
 pub(crate) type At<'a> = &'a dyn Fn(std::ops::Range<usize>) -> String;
@@ -553,12 +568,22 @@ pub(crate) fn publish_targets(
             );
         }
         let service = service(raw, &name, &t)?;
+        let what = match c.what.map(str::trim) {
+            None | Some("digests") => PublishWhat::Digests,
+            Some("stories") => PublishWhat::Stories,
+            Some(other) => bail!(
+                "{}: publish.what is \"digests\" (each new digest) or \"stories\" (each story \
+                 once enough sites covered it), not {other:?}",
+                t.key("what")
+            ),
+        };
         out.push(PublishTarget {
             hashtags: t.range(c.hashtags, "hashtags", 0, 100, 3)? as usize,
             trends: c.trends.unwrap_or(true),
             max_posts_per_run: t.range(c.max_posts_per_run, "max_posts_per_run", 1, 1000, 3)?
                 as usize,
             max_age_hours: t.range(c.max_age_hours, "max_age_hours", 1, 8760, 24)? as u32,
+            what,
             name,
             service,
         });

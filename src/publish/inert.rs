@@ -184,7 +184,13 @@ pub fn view(m: Medium, v: &PostView) -> PostView {
     PostView {
         kind: v.kind,
         site_title: escape(m, &v.site_title),
-        heading: escape(m, &v.heading),
+        // A story's heading is its first item's title: a feed's text.
+        heading: if v.kind == "story" {
+            inert(m, &v.heading)
+        } else {
+            escape(m, &v.heading)
+        },
+        coverage: escape(m, &v.coverage),
         // The page's URL is the curator's (base_url); Discord would break a URL escaped.
         url: if m == Medium::DiscordMarkdown {
             v.url.clone()

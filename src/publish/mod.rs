@@ -32,6 +32,7 @@ pub mod inert;
 pub mod limits;
 pub mod post;
 pub mod state;
+pub mod stories;
 pub mod targets;
 pub mod text;
 
@@ -41,7 +42,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset};
 
-use crate::config::publish::PublishTarget;
+use crate::config::publish::{PublishTarget, PublishWhat};
 use crate::config::{Config, FeedKind, Language};
 use post::{DigestFile, Maker, Planned};
 pub use post::{Post, PostItem};
@@ -129,6 +130,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
         .filter(|f| f.kind == FeedKind::Trends)
         .map(|f| f.url.as_str())
         .collect();
+    let stories = due_stories(&config, &base_url, &files, now)?;
     let http = http_client()?;
     let mut run = Run {
         root,
@@ -144,6 +146,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
             files: &files,
             trend_feeds,
             made: BTreeMap::new(),
+            stories,
         },
         rt: tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -167,7 +170,45 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
     Ok(run.report)
 }
 
+/// The stories due for the `what = "stories"` targets: those that reached `[stories]
+/// feed_min_sites` within the span any of them may still post (see [`stories`]).
+fn due_stories(
+    config: &Config,
+    base_url: &str,
+    files: &[DigestFile],
+    now: DateTime<FixedOffset>,
+) -> Result<Vec<stories::DueStory>> {
+    let Some(max_age) = config
+        .publish
+        .iter()
+        .filter(|t| t.what == PublishWhat::Stories)
+        .map(|t| i64::from(t.max_age_hours))
+        .max()
+    else {
+        return Ok(Vec::new());
+    };
+    let from = now - chrono::Duration::hours(max_age + stories::LOOKBACK_HOURS);
+    stories::due(config, base_url, files, from, config.stories.feed_min_sites)
+}
+
 impl Run<'_> {
+    /// What target `t` has to post after its cursor, oldest first (at most `max`).
+    fn plan(&mut self, t: &PublishTarget, max: Option<usize>) -> Vec<(DateTime<FixedOffset>, Planned)> {
+        let cursor = self.ts(t).cursor();
+        match t.what {
+            PublishWhat::Digests => post::plan(self.files, cursor, self.trends(t), self.tz, max),
+            PublishWhat::Stories => self
+                .maker
+                .stories
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| cursor.is_none_or(|c| s.order > c))
+                .take(max.unwrap_or(usize::MAX))
+                .map(|(i, s)| (s.order, Planned::Story(i)))
+                .collect(),
+        }
+    }
+
     /// Everything one target does in a run.
     fn target(&mut self, t: &PublishTarget) -> Result<()> {
         let name = &t.name;
@@ -199,13 +240,7 @@ impl Run<'_> {
             return Ok(());
         }
         self.skip_stale(t)?;
-        let planned = post::plan(
-            self.files,
-            self.ts(t).cursor(),
-            self.trends(t),
-            self.tz,
-            Some(t.max_posts_per_run),
-        );
+        let planned = self.plan(t, Some(t.max_posts_per_run));
         if planned.is_empty() {
             self.report.lines.push(format!("{name}: nothing new"));
             return Ok(());
@@ -228,7 +263,12 @@ impl Run<'_> {
 
     /// A target's first run: the mark, and nothing posted.
     fn first_run(&mut self, t: &PublishTarget) -> Result<()> {
-        let newest = self.files.last().map(|f| f.hour);
+        // A stories target's mark is the newest hour's end: a story that reached the threshold
+        // in it (its place is within the hour) is not new either.
+        let newest = self.files.last().map(|f| match t.what {
+            PublishWhat::Digests => f.hour,
+            PublishWhat::Stories => f.hour + chrono::Duration::seconds(3599),
+        });
         let ts = TargetState {
             kind: t.kind().as_str().to_string(),
             created: Some(self.now),
@@ -258,13 +298,7 @@ impl Run<'_> {
         attempt: &Attempt,
         redactor: &Redactor,
     ) -> Result<bool> {
-        let planned = post::plan(
-            self.files,
-            self.ts(t).cursor(),
-            self.trends(t),
-            self.tz,
-            None,
-        );
+        let planned = self.plan(t, None);
         let post = match planned.iter().find(|(o, _)| *o == attempt.order) {
             Some((_, p)) => self.maker.get(*p)?,
             None => None,
@@ -315,14 +349,9 @@ impl Run<'_> {
     /// Skips (and records) the posts older than `max_age_hours`.
     fn skip_stale(&mut self, t: &PublishTarget) -> Result<()> {
         let cutoff = self.now - chrono::Duration::hours(i64::from(t.max_age_hours));
-        let stale: Vec<(DateTime<FixedOffset>, Planned)> = post::plan(
-            self.files,
-            self.ts(t).cursor(),
-            self.trends(t),
-            self.tz,
-            None,
-        )
-        .into_iter()
+        let stale: Vec<(DateTime<FixedOffset>, Planned)> = self
+            .plan(t, None)
+            .into_iter()
         .take_while(|(o, _)| *o < cutoff)
         .collect();
         let (Some(first), Some(last)) = (stale.first(), stale.last()) else {

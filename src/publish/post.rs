@@ -83,6 +83,8 @@ pub enum Planned {
     Trends(usize),
     /// A digest (its index in the file list).
     Digest(usize),
+    /// A story that reached the threshold (its index in the run's [`super::stories::due`]).
+    Story(usize),
 }
 
 /// The day a digest belongs to, in the site's zone.
@@ -147,6 +149,8 @@ pub struct Maker<'a> {
     pub files: &'a [DigestFile],
     pub trend_feeds: Vec<&'a str>,
     pub made: BTreeMap<Planned, Option<Post>>,
+    /// The stories due for `what = "stories"` targets (empty when there is none).
+    pub stories: Vec<super::stories::DueStory>,
 }
 
 /// The most frequent 頻出ワード of `items` (most items first, then first seen), at most 10.
@@ -177,6 +181,7 @@ impl Maker<'_> {
         let post = match p {
             Planned::Digest(i) => self.digest(i)?,
             Planned::Trends(i) => self.trends(i)?,
+            Planned::Story(i) => Some(super::stories::post(self.config, &self.stories[i])),
         };
         self.made.insert(p, post.clone());
         Ok(post)
@@ -247,6 +252,7 @@ impl Maker<'_> {
                 kind: "digest",
                 site_title: self.config.title.clone(),
                 heading,
+                coverage: String::new(),
                 url: format!(
                     "{}{}",
                     self.base_url,
@@ -305,6 +311,7 @@ impl Maker<'_> {
                 kind: "trends",
                 site_title: self.config.title.clone(),
                 heading,
+                coverage: String::new(),
                 url: format!(
                     "{}{:04}/{:02}/{:02}/",
                     self.base_url,

@@ -19,6 +19,7 @@ use super::limits::{Limit, graphemes};
 pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ("publish/post.txt", include_str!("templates/post.txt")),
     ("publish/trends.txt", include_str!("templates/trends.txt")),
+    ("publish/story.txt", include_str!("templates/story.txt")),
     (
         "publish/bookmark.txt",
         include_str!("templates/bookmark.txt"),
@@ -36,11 +37,15 @@ pub struct TrendWord {
 /// What a post template receives.
 #[derive(Debug, Clone, Serialize)]
 pub struct PostView {
-    /// `digest` or `trends`.
+    /// `digest`, `trends` or `story`.
     pub kind: &'static str,
     pub site_title: String,
-    /// The digest's heading (`RSSフィード2021-07-20 08:00 分まとめ(42件)`) or the trends day's.
+    /// The digest's heading (`RSSフィード2021-07-20 08:00 分まとめ(42件)`) or the trends day's;
+    /// a story's headline (its first item's title: a feed's text, made inert for a story).
     pub heading: String,
+    /// A story's coverage as matome words it (`3サイトが報道`); empty for other posts.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub coverage: String,
     /// The absolute URL of the digest (or day) page.
     pub url: String,
     /// The digest's hour (RFC 3339).
@@ -281,6 +286,7 @@ mod tests {
             kind: "digest",
             site_title: "t".into(),
             heading: heading.into(),
+            coverage: String::new(),
             url: "https://user.github.io/repo/2021/07/20/0800/".into(),
             time: "2021-07-20T08:00:00+09:00".into(),
             items: 3,

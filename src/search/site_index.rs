@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use super::static_index::{self, MonthShard, StaticDoc};
-use stories::{StoryRows, StoryTable, story_rows};
+use stories::{StoryRows, story_rows};
 use crate::content::archive::Archive;
 use crate::fsutil::confined;
 use crate::hash::Fp;
@@ -63,8 +63,7 @@ pub fn write(
     let mut months = SearchMonths::new();
     let mut files = 0;
     let (names, month_of) = digest_months(site);
-    let table = StoryTable::of_archive(archive)?;
-    let stories = story_rows(archive, &table, &month_of, &names);
+    let stories = story_rows(archive, &month_of, &names);
     for (month, (fp, digests)) in plan_months(site, global, &stories) {
         if let Some((old_fp, shard)) = old.get(&month)
             && *old_fp == fp

@@ -35,6 +35,7 @@ mod slugs;
 mod stories_browser;
 mod stories_fetch;
 mod stories_pages;
+mod stories_publish;
 mod stories_search;
 mod story_quality;
 mod support;

@@ -2,11 +2,9 @@
 //! the eighth element of its row (`[items, sites, member…]`, [`super::static_index`]'s format),
 //! made from the whole archive at every build, so a story that grows in a later hour (or month)
 //! changes the rows of its earlier members and, through the month's fingerprint, their months.
-//! Linear in the archive (plus a sort of each month's items by publication, as the shards number
-//! them); an item alone gets nothing.
+//! Linear in the archive (its rows' stories, [`Archive::stories`], plus a sort of each month's
+//! items by publication, as the shards number them); an item alone gets nothing.
 
-use anyhow::Result;
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
@@ -16,46 +14,10 @@ use crate::content::archive::Archive;
 /// The row element of every item of a story of several items, by archive item index.
 pub type StoryRows = FxHashMap<u32, Value>;
 
-/// Each story's members (archive item indexes, archive order).
-pub(super) struct StoryTable {
-    pub(super) members: Vec<Vec<u32>>,
-}
-
-impl StoryTable {
-    /// The archive's stories, from its files' records ([`Archive::snapshot`]).
-    pub(super) fn of_archive(archive: &Archive) -> Result<StoryTable> {
-        let ids: Vec<Vec<String>> = (0..archive.digests.len())
-            .into_par_iter()
-            .map(|d| {
-                Ok(archive
-                    .snapshot(d)?
-                    .items
-                    .iter()
-                    .map(|i| i.story_id().into_owned())
-                    .collect())
-            })
-            .collect::<Result<_>>()?;
-        let mut number: FxHashMap<&str, usize> = FxHashMap::default();
-        let mut members: Vec<Vec<u32>> = Vec::new();
-        for (d, ids) in ids.iter().enumerate() {
-            let start = archive.digests[d].items.start;
-            for (k, id) in ids.iter().enumerate() {
-                let s = *number.entry(id).or_insert_with(|| {
-                    members.push(Vec::new());
-                    members.len() - 1
-                });
-                members[s].push(start + k as u32);
-            }
-        }
-        Ok(StoryTable { members })
-    }
-}
-
 /// The rows' story elements: `month_of[d]` is digest `d`'s month (an index into `months`, the
 /// `YYYY-MM` names).
 pub(super) fn story_rows(
     archive: &Archive,
-    table: &StoryTable,
     month_of: &[usize],
     months: &[String],
 ) -> StoryRows {
@@ -73,8 +35,12 @@ pub(super) fn story_rows(
         }
     }
     let mut rows = StoryRows::default();
-    for members in table.members.iter().filter(|m| m.len() > 1) {
-        let mut order = members.clone();
+    let stories = &archive.stories;
+    for members in (0..stories.len() as u32)
+        .map(|s| stories.members(s))
+        .filter(|m| m.len() > 1)
+    {
+        let mut order = members.to_vec();
         order.sort_by_key(|&i| (archive.items[i as usize].published, i));
         let mut sites: Vec<u32> = members
             .iter()
