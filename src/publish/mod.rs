@@ -193,7 +193,11 @@ fn due_stories(
 
 impl Run<'_> {
     /// What target `t` has to post after its cursor, oldest first (at most `max`).
-    fn plan(&mut self, t: &PublishTarget, max: Option<usize>) -> Vec<(DateTime<FixedOffset>, Planned)> {
+    fn plan(
+        &mut self,
+        t: &PublishTarget,
+        max: Option<usize>,
+    ) -> Vec<(DateTime<FixedOffset>, Planned)> {
         let cursor = self.ts(t).cursor();
         match t.what {
             PublishWhat::Digests => post::plan(self.files, cursor, self.trends(t), self.tz, max),
@@ -352,8 +356,8 @@ impl Run<'_> {
         let stale: Vec<(DateTime<FixedOffset>, Planned)> = self
             .plan(t, None)
             .into_iter()
-        .take_while(|(o, _)| *o < cutoff)
-        .collect();
+            .take_while(|(o, _)| *o < cutoff)
+            .collect();
         let (Some(first), Some(last)) = (stale.first(), stale.last()) else {
             return Ok(());
         };

@@ -67,11 +67,15 @@ pub fn due(
         .map(|(_, s)| s.items.iter().map(|i| i.story_id().into_owned()).collect())
         .collect();
     let reports = snaps.iter().zip(&ids).flat_map(|((hour, s), ids)| {
-        s.items.iter().zip(ids).enumerate().map(|(k, (i, id))| Report {
-            story: id.as_str(),
-            site: i.site.as_str(),
-            at: item_time(*hour, k),
-        })
+        s.items
+            .iter()
+            .zip(ids)
+            .enumerate()
+            .map(|(k, (i, id))| Report {
+                story: id.as_str(),
+                site: i.site.as_str(),
+                at: item_time(*hour, k),
+            })
     });
     // The first report of each story: its headline and link.
     let mut first: std::collections::HashMap<&str, (usize, usize)> = Default::default();

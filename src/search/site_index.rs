@@ -11,10 +11,10 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use super::static_index::{self, MonthShard, StaticDoc};
-use stories::{StoryRows, story_rows};
 use crate::content::archive::Archive;
 use crate::fsutil::confined;
 use crate::hash::Fp;
+use stories::{StoryRows, story_rows};
 
 mod stories;
 
@@ -203,7 +203,11 @@ impl DocRow {
 
 /// The rows of each of the month's `digests`, in archive order, from their files' records in
 /// the derived layer ([`Archive::snapshot`]), with their stories.
-fn month_rows(archive: &Archive, digests: &[usize], stories: &StoryRows) -> Result<Vec<Vec<DocRow>>> {
+fn month_rows(
+    archive: &Archive,
+    digests: &[usize],
+    stories: &StoryRows,
+) -> Result<Vec<Vec<DocRow>>> {
     digests
         .par_iter()
         .map(|&d| {

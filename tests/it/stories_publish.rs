@@ -63,7 +63,10 @@ fn a_story_is_posted_once_when_its_third_site_reports_it_on_every_service() {
     write(
         &site,
         "2021-07-20T09:00:00+09:00",
-        &[("b", "chip", "新型チップ発表", &chip), ("b", "long", &long, &long_id)],
+        &[
+            ("b", "chip", "新型チップ発表", &chip),
+            ("b", "long", &long, &long_id),
+        ],
     );
     let out = publish(&site, &env, "2021-07-20T09:30:00+09:00", &[]);
     out.assert_success();
@@ -121,14 +124,29 @@ fn a_story_is_posted_once_when_its_third_site_reports_it_on_every_service() {
     let slack = services.accepted("slack");
     let texts: Vec<String> = statuses
         .values()
-        .map(|s| s["status"].as_str().unwrap_or_default().to_string())
-        .chain(records.values().map(|r| r["text"].as_str().unwrap().to_string()))
-        .chain(discord.iter().map(|d| d["content"].as_str().unwrap().to_string()))
-        .chain(slack.iter().map(|s| s["text"].as_str().unwrap().to_string()))
+        .map(|s| s["text"].as_str().unwrap_or_default().to_string())
+        .chain(
+            records
+                .values()
+                .map(|r| r["text"].as_str().unwrap().to_string()),
+        )
+        .chain(
+            discord
+                .iter()
+                .map(|d| d["content"].as_str().unwrap().to_string()),
+        )
+        .chain(
+            slack
+                .iter()
+                .map(|s| s["text"].as_str().unwrap().to_string()),
+        )
         .collect();
     assert_eq!(texts.len(), 8);
     for t in &texts {
-        assert!(!t.contains("https://evil.example"), "a feed's URL stays text: {t}");
+        assert!(
+            !t.contains("https://evil.example"),
+            "a feed's URL stays text: {t}"
+        );
         assert!(!t.contains("@everyone"), "no mention: {t}");
         assert!(!t.contains("#PR"), "no hashtag: {t}");
     }
@@ -144,7 +162,7 @@ fn a_story_is_posted_once_when_its_third_site_reports_it_on_every_service() {
         assert!(t.contains("https://a.example/"), "{t}");
     }
     for s in statuses.values() {
-        assert!(mastodon_len(s["status"].as_str().unwrap()) <= 500);
+        assert!(mastodon_len(s["text"].as_str().unwrap()) <= 500);
     }
     let tweets = services.tweets.lock().unwrap().clone();
     for tw in &tweets {
@@ -161,19 +179,35 @@ fn the_threshold_is_the_stories_setting_and_digests_targets_go_on_posting_digest
     site.config.base_url = BASE.into();
     site.config.append = format!(
         "{}{}[stories]\nfeed_min_sites = 2\n",
-        targets_toml(&rec, &["webhook"], "what = \"stories\"\nname = \"stories\"\n"),
+        targets_toml(
+            &rec,
+            &["webhook"],
+            "what = \"stories\"\nname = \"stories\"\n"
+        ),
         targets_toml(&rec, &["slack"], "")
     );
     site.write_config(&[]);
     let env = envs(&rec);
     let s = key("a", "1");
-    write(&site, "2021-07-20T08:00:00+09:00", &[("a", "0", "前の話", "")]);
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        &[("a", "0", "前の話", "")],
+    );
     publish(&site, &env, "2021-07-20T08:30:00+09:00", &[]).assert_success();
-    write(&site, "2021-07-20T09:00:00+09:00", &[("a", "1", "新しい話", "")]);
+    write(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        &[("a", "1", "新しい話", "")],
+    );
     publish(&site, &env, "2021-07-20T09:30:00+09:00", &[]).assert_success();
     assert_eq!(services.accepted("webhook").len(), 0, "one site");
     assert_eq!(services.accepted("slack").len(), 1, "the digest");
-    write(&site, "2021-07-20T10:00:00+09:00", &[("b", "1", "新しい話の続報", &s)]);
+    write(
+        &site,
+        "2021-07-20T10:00:00+09:00",
+        &[("b", "1", "新しい話の続報", &s)],
+    );
     let out = publish(&site, &env, "2021-07-20T10:30:00+09:00", &[]);
     out.assert_success();
     let hooks = services.accepted("webhook");
@@ -182,9 +216,15 @@ fn the_threshold_is_the_stories_setting_and_digests_targets_go_on_posting_digest
     assert_eq!(hooks[0]["heading"], "新しい話");
     assert_eq!(services.accepted("slack").len(), 2);
     // A bad `what` is refused with its place.
-    let cfg = site.read("matome.toml").replace("what = \"stories\"", "what = \"story\"");
+    let cfg = site
+        .read("matome.toml")
+        .replace("what = \"stories\"", "what = \"story\"");
     site.write_config_raw(&cfg);
     let out = publish(&site, &env, "2021-07-20T10:40:00+09:00", &[]);
     out.assert_failure();
-    assert!(out.stderr.contains("publish.what is \"digests\""), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("publish.what is \"digests\""),
+        "{}",
+        out.stderr
+    );
 }

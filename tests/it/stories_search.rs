@@ -86,12 +86,48 @@ fn fixture() -> Site {
     write(
         &site,
         vec![
-            item("itmedia", "rel", "Rust 1.90 がリリース", "2021-07-20T08:10:00+09:00", ""),
-            item("impress", "rel", "Rust 1.90 公開 新機能多数", "2021-07-20T09:05:00+09:00", &release),
-            item("cnet", "rel", "Rust 1.90 released", "2021-07-20T09:40:00+09:00", &release),
-            item("itmedia", "beta", "Rust 1.91 ベータ版", "2021-07-20T09:20:00+09:00", &beta),
-            item("impress", "beta", "Rust 1.91 ベータ公開", "2021-07-20T09:50:00+09:00", &beta),
-            item("gihyo", "meetup", "Rust の勉強会", "2021-07-20T09:30:00+09:00", ""),
+            item(
+                "itmedia",
+                "rel",
+                "Rust 1.90 がリリース",
+                "2021-07-20T08:10:00+09:00",
+                "",
+            ),
+            item(
+                "impress",
+                "rel",
+                "Rust 1.90 公開 新機能多数",
+                "2021-07-20T09:05:00+09:00",
+                &release,
+            ),
+            item(
+                "cnet",
+                "rel",
+                "Rust 1.90 released",
+                "2021-07-20T09:40:00+09:00",
+                &release,
+            ),
+            item(
+                "itmedia",
+                "beta",
+                "Rust 1.91 ベータ版",
+                "2021-07-20T09:20:00+09:00",
+                &beta,
+            ),
+            item(
+                "impress",
+                "beta",
+                "Rust 1.91 ベータ公開",
+                "2021-07-20T09:50:00+09:00",
+                &beta,
+            ),
+            item(
+                "gihyo",
+                "meetup",
+                "Rust の勉強会",
+                "2021-07-20T09:30:00+09:00",
+                "",
+            ),
         ],
     );
     site.matome(&["build"]).assert_success();
@@ -173,7 +209,11 @@ fn a_story_of_three_sites_is_one_hit_with_its_size_in_the_cli_and_the_api() {
     assert_eq!(hits[1]["story"], release.as_str());
     assert_eq!(hits[1]["others"][0]["site"], "itmedia");
     assert_eq!(hits[1]["others"][0]["title"], "Rust 1.90 がリリース");
-    assert_eq!(hits[2]["story"], key("gihyo", "meetup"), "alone: its own key");
+    assert_eq!(
+        hits[2]["story"],
+        key("gihyo", "meetup"),
+        "alone: its own key"
+    );
     // The size is the story's in the archive, not among the matches: only the first item says
     // リリース.
     let one = cli(&site, &["リリース"]);
@@ -188,13 +228,26 @@ fn a_story_of_three_sites_is_one_hit_with_its_size_in_the_cli_and_the_api() {
     );
     // Best first: still one hit per story.
     let ranked = cli(&site, &["--sort", "relevance", "Rust"]);
-    let stories: BTreeSet<&str> = ranked.iter().map(|h| h["story"].as_str().unwrap()).collect();
+    let stories: BTreeSet<&str> = ranked
+        .iter()
+        .map(|h| h["story"].as_str().unwrap())
+        .collect();
     assert_eq!((ranked.len(), stories.len()), (3, 3));
     // A limit counts stories.
-    assert_eq!(cli(&site, &["--limit", "2", "Rust"]).iter().map(shown).collect::<Vec<_>>(), rust_hits()[..2]);
+    assert_eq!(
+        cli(&site, &["--limit", "2", "Rust"])
+            .iter()
+            .map(shown)
+            .collect::<Vec<_>>(),
+        rust_hits()[..2]
+    );
     // The text output says so.
     let out = site.matome(&["search", "Rust"]);
-    assert!(out.stdout.contains("+2 sources: itmedia, impress"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("+2 sources: itmedia, impress"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("3 hit(s)"), "{}", out.stdout);
     // serve's API: the same.
     let server = Server::start(&site);
@@ -221,8 +274,18 @@ fn collapsed_hits_page_without_repeating_or_losing_a_story() {
         for k in 0..sites {
             let at = t("2021-08-01T00:00:00+09:00")
                 + chrono::Duration::minutes(37 * s as i64 + 300 * k as i64);
-            let story = if k == 0 { String::new() } else { key("a", &first) };
-            let mut i = item(["a", "b", "c"][k], &first, &format!("台風{s}号の進路 {k}"), "2021-08-01T00:00:00+09:00", &story);
+            let story = if k == 0 {
+                String::new()
+            } else {
+                key("a", &first)
+            };
+            let mut i = item(
+                ["a", "b", "c"][k],
+                &first,
+                &format!("台風{s}号の進路 {k}"),
+                "2021-08-01T00:00:00+09:00",
+                &story,
+            );
             i.published = at;
             items.push(i);
         }
@@ -238,7 +301,15 @@ fn collapsed_hits_page_without_repeating_or_losing_a_story() {
         let mut paged = Vec::new();
         for page in 0..8 {
             let offset = (page * 4).to_string();
-            let hits = api(&server, &[("q", "台風"), ("limit", "4"), ("offset", &offset), ("sort", sort)]);
+            let hits = api(
+                &server,
+                &[
+                    ("q", "台風"),
+                    ("limit", "4"),
+                    ("offset", &offset),
+                    ("sort", sort),
+                ],
+            );
             assert!(hits.len() <= 4);
             paged.extend(hits);
         }
@@ -254,24 +325,38 @@ fn collapsed_hits_page_without_repeating_or_losing_a_story() {
         .map(|h| t(h["published"].as_str().unwrap()).timestamp())
         .collect();
     assert!(newest.windows(2).all(|w| w[0] >= w[1]), "{newest:?}");
-    let sizes: Vec<u64> = all.iter().map(|h| h["story_sites"].as_u64().unwrap()).collect();
+    let sizes: Vec<u64> = all
+        .iter()
+        .map(|h| h["story_sites"].as_u64().unwrap())
+        .collect();
     assert_eq!(sizes.iter().filter(|&&n| n == 3).count(), 10);
 }
 
 #[test]
 fn stories_survive_a_cold_rebuild_of_the_index() {
     let site = fixture();
-    let before = (cli(&site, &["Rust"]), cli(&site, &["--sort", "relevance", "Rust 1.90"]));
+    let before = (
+        cli(&site, &["Rust"]),
+        cli(&site, &["--sort", "relevance", "Rust 1.90"]),
+    );
     std::fs::remove_dir_all(matome::search::index::index_dir(site.root())).unwrap();
     let _ = std::fs::remove_dir_all(site.path(".matome"));
     site.matome(&["build"]).assert_success();
-    let after = (cli(&site, &["Rust"]), cli(&site, &["--sort", "relevance", "Rust 1.90"]));
+    let after = (
+        cli(&site, &["Rust"]),
+        cli(&site, &["--sort", "relevance", "Rust 1.90"]),
+    );
     assert_eq!(before, after);
     assert_eq!(after.0.iter().map(shown).collect::<Vec<_>>(), rust_hits());
 }
 
 /// The static page's hits: (link, "+N" text, the others' links), after the others load.
-fn page_hits(b: &mut Browser, server: &TestServer, q: &str, want: usize) -> Vec<(String, String, Vec<String>)> {
+fn page_hits(
+    b: &mut Browser,
+    server: &TestServer,
+    q: &str,
+    want: usize,
+) -> Vec<(String, String, Vec<String>)> {
     let query: String = url::form_urlencoded::Serializer::new(String::new())
         .append_pair("q", q)
         .finish();
@@ -281,7 +366,9 @@ fn page_hits(b: &mut Browser, server: &TestServer, q: &str, want: usize) -> Vec<
         WAIT,
     );
     b.wait_for(
-        &format!("[...document.querySelectorAll('#search-results .hit-others li')].length === {want}"),
+        &format!(
+            "[...document.querySelectorAll('#search-results .hit-others li')].length === {want}"
+        ),
         WAIT,
     );
     let v = b.eval(
@@ -306,7 +393,11 @@ fn the_static_search_shows_one_hit_per_story_with_its_sources() {
         .into_iter()
         .map(|(l, items, sites, others)| {
             let more = if sites > 1 { sites - 1 } else { items - 1 };
-            let label = if more > 0 { format!("ほか{more}件の報道") } else { String::new() };
+            let label = if more > 0 {
+                format!("ほか{more}件の報道")
+            } else {
+                String::new()
+            };
             (l, label, others)
         })
         .collect();
@@ -327,8 +418,20 @@ fn the_static_search_shows_one_hit_per_story_with_its_sources() {
     write(
         &site,
         vec![
-            item("nhk", "typhoon", "台風の進路", "2021-06-30T23:30:00+09:00", ""),
-            item("jiji", "typhoon", "台風が接近", "2021-07-01T00:20:00+09:00", &june),
+            item(
+                "nhk",
+                "typhoon",
+                "台風の進路",
+                "2021-06-30T23:30:00+09:00",
+                "",
+            ),
+            item(
+                "jiji",
+                "typhoon",
+                "台風が接近",
+                "2021-07-01T00:20:00+09:00",
+                &june,
+            ),
         ],
     );
     site.matome(&["build"]).assert_success();
@@ -362,8 +465,14 @@ fn screenshots(b: &mut Browser, server: &TestServer) {
         page_hits(b, server, "Rust", 3);
         b.eval("document.querySelectorAll('.hit-story').forEach(d => d.open = true)");
         let overflow = b.eval("document.documentElement.scrollWidth - window.innerWidth");
-        assert!(overflow.as_i64().unwrap() <= 0, "{width}px scrolls sideways: {overflow}");
-        let shot = b.call("Page.captureScreenshot", serde_json::json!({"format": "png"}));
+        assert!(
+            overflow.as_i64().unwrap() <= 0,
+            "{width}px scrolls sideways: {overflow}"
+        );
+        let shot = b.call(
+            "Page.captureScreenshot",
+            serde_json::json!({"format": "png"}),
+        );
         let png = base64::engine::general_purpose::STANDARD
             .decode(shot["data"].as_str().unwrap())
             .unwrap();

@@ -251,9 +251,10 @@ fn build_refuses_a_search_js_of_another_format() {
 
     // A copy from before SEARCH_FORMAT existed is read by its manifest check: one of this
     // format builds, and the same copy in an older init's themes/default/ of format 1 is refused.
-    let before = js
-        .replace(&declared, "")
-        .replace("m.format !== SEARCH_FORMAT", &format!("m.format !== {format}"));
+    let before = js.replace(&declared, "").replace(
+        "m.format !== SEARCH_FORMAT",
+        &format!("m.format !== {format}"),
+    );
     site.write("static/search.js", &before);
     site.matome(&["build"]).assert_success();
     std::fs::remove_file(site.path("static/search.js")).unwrap();

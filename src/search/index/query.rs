@@ -235,10 +235,7 @@ impl SiteSearcher {
                 by_score: !opts.by_date,
             },
         )?;
-        let page = stories
-            .iter()
-            .skip(opts.offset)
-            .take(opts.limit.max(1));
+        let page = stories.iter().skip(opts.offset).take(opts.limit.max(1));
         let mut snippets = tantivy::snippet::SnippetGenerator::create(&searcher, &query, f.text)?;
         snippets.set_max_num_chars(160);
         let mut title_snippets =

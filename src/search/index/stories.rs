@@ -79,7 +79,11 @@ impl Collector for StoryCollector {
     type Fruit = Vec<Best>;
     type Child = StorySegment;
 
-    fn for_segment(&self, segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<StorySegment> {
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<StorySegment> {
         let ff = reader.fast_fields();
         Ok(StorySegment {
             by_score: self.by_score,
@@ -170,7 +174,11 @@ impl Collector for MemberCollector {
     type Fruit = Vec<(i64, u64, u64, DocAddress)>;
     type Child = MemberSegment;
 
-    fn for_segment(&self, segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<MemberSegment> {
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<MemberSegment> {
         let ff = reader.fast_fields();
         Ok(MemberSegment {
             segment,
@@ -210,7 +218,12 @@ impl SegmentCollector for MemberSegment {
 }
 
 /// The size of `story` in the index and its members other than the document at `hit`.
-pub(super) fn members(searcher: &Searcher, f: &Fields, story: &str, hit: DocAddress) -> Result<StorySize> {
+pub(super) fn members(
+    searcher: &Searcher,
+    f: &Fields,
+    story: &str,
+    hit: DocAddress,
+) -> Result<StorySize> {
     let q = TermQuery::new(
         tantivy::Term::from_field_text(f.story, story),
         IndexRecordOption::Basic,

@@ -16,11 +16,7 @@ pub type StoryRows = FxHashMap<u32, Value>;
 
 /// The rows' story elements: `month_of[d]` is digest `d`'s month (an index into `months`, the
 /// `YYYY-MM` names).
-pub(super) fn story_rows(
-    archive: &Archive,
-    month_of: &[usize],
-    months: &[String],
-) -> StoryRows {
+pub(super) fn story_rows(archive: &Archive, month_of: &[usize], months: &[String]) -> StoryRows {
     // Each item's place in its month's shard: its number there, published order then archive
     // order, as `static_index::write_month` numbers them.
     let mut place: Vec<(usize, u32)> = vec![(0, 0); archive.items.len()];
