@@ -256,7 +256,8 @@ fn stories_read_and_tap_well_at_phone_tablet_and_desktop_widths() {
         // A later row's "+N" lands on the story's first row, highlighted, its list open; the
         // list folds.
         b.navigate(&server.url("/repo/2021/07/20/0900/"));
-        b.eval("document.querySelector('#item-1 a.story').click()");
+        // Clicked after the evaluation returns, so the navigation does not cut it off.
+        b.eval("setTimeout(() => document.querySelector('#item-1 a.story').click(), 0); true");
         b.wait_for(
             "location.hash === '#item-1' && location.pathname.endsWith('/0800/')",
             std::time::Duration::from_secs(10),
