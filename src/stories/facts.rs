@@ -49,6 +49,8 @@ pub struct Facts {
     pub numbers: Vec<Number>,
     /// The title announces a pre-release (beta, RC, preview, ベータ版 …).
     pub prerelease: bool,
+    /// The kinds of event the title reports ([`super::events`]), as bits.
+    pub events: u8,
 }
 
 /// Words of a pre-release (compared on the lower-cased title).
@@ -99,14 +101,7 @@ impl Facts {
         extra.retain(|h| title.binary_search(h).is_err());
         sort_unique(&mut latin);
         let lead = lead_terms(a, &item.text, &title, &extra);
-        let prerelease = PRERELEASE.iter().any(|w| {
-            lower.match_indices(w).any(|(i, _)| {
-                let before = lower[..i].chars().next_back();
-                let after = lower[i + w.len()..].chars().next();
-                !before.is_some_and(|c| c.is_ascii_alphanumeric())
-                    && !after.is_some_and(|c| c.is_ascii_alphabetic())
-            })
-        });
+        let prerelease = prerelease(&lower);
         Facts {
             lang: if item.title.chars().any(japanese) {
                 Lang::Ja
@@ -123,8 +118,25 @@ impl Facts {
             latin,
             numbers,
             prerelease,
+            events: super::events::kinds(&lower),
         }
     }
+}
+
+/// Whether a lower-cased title announces a pre-release: a Latin word of [`PRERELEASE`] as a
+/// whole word (`rc` not in `src`), a Japanese one anywhere (`7.0ベータ版`).
+fn prerelease(lower: &str) -> bool {
+    PRERELEASE.iter().any(|w| {
+        lower.match_indices(w).any(|(i, _)| {
+            if !w.is_ascii() {
+                return true;
+            }
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + w.len()..].chars().next();
+            !before.is_some_and(|c| c.is_ascii_alphanumeric())
+                && !after.is_some_and(|c| c.is_ascii_alphabetic())
+        })
+    })
 }
 
 /// Term hashes of the first sentences of `text` (at most [`LEAD_CHARS`]) not in the title's.
@@ -247,6 +259,14 @@ mod tests {
             title_key(&prepare("Rust 1.86.0 is out!")),
             title_key(&prepare("rust 1.86.0 is out"))
         );
+    }
+
+    #[test]
+    fn a_japanese_prerelease_word_needs_no_word_boundary() {
+        assert!(prerelease("typescript 7.0ベータ版が登場"));
+        assert!(prerelease("announcing typescript 7.0 beta"));
+        assert!(!prerelease("rust 1.94.1 released"));
+        assert!(!prerelease("a new src layout"));
     }
 
     #[test]

@@ -227,21 +227,38 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         return (Some(version(raw)), end);
     }
     let value: f64 = raw.replace(',', "").parse().unwrap_or(0.0);
+    // a seismic intensity: 震度5強, 震度6弱, 震度4
+    if start >= 2 && chars[start - 2..start] == ['震', '度'] && dots == 0 {
+        let (half, next) = match chars.get(end) {
+            Some('強') => (700, end + 1),
+            Some('弱') => (300, end + 1),
+            _ => (0, end),
+        };
+        let number = Number {
+            kind: Kind::Count(fnv1a("震度".as_bytes())),
+            value: (value as u64) * 1000 + half,
+        };
+        return (Some(number), next);
+    }
     let currency_before = before.and_then(|c| CURRENCY_BEFORE.iter().find(|(b, _)| *b == c));
-    let (mut value, mut at) = (value, end);
-    // Japanese chains: 5万3120円, 1兆2000億円, 15万ドル
+    let mut at = end;
+    // Japanese chains: 5万3120円, 1兆2000億円, 6億4000万ユーロ, 15万ドル (each part times its
+    // own multiplier)
+    let (mut total, mut part) = (0.0, value);
     while let Some(&(_, m)) = chars
         .get(at)
         .and_then(|c| MULTIPLIERS_JA.iter().find(|(k, _)| k == c))
     {
         at += 1;
+        total += part * m;
+        part = 0.0;
         let (more, e) = digits(chars, at);
-        value *= m;
         if !more.is_empty() {
-            value += more.replace(',', "").parse::<f64>().unwrap_or(0.0);
+            part = more.replace(',', "").parse::<f64>().unwrap_or(0.0);
             at = e;
         }
     }
+    let mut value = total + part;
     let (rest, rest_at) = after(chars, at);
     let money_words = MULTIPLIERS_MONEY
         .iter()
@@ -367,6 +384,13 @@ mod tests {
             "終値は230円高の5万3350円"
         ));
         assert_eq!(numbers("$1.2 billion deal")[0].value, 1_200_000_000_000);
+        // a chain of parts, each times its own multiplier
+        assert_eq!(
+            numbers("6億4000万ユーロの制裁金"),
+            numbers("制裁金6.4億ユーロ")
+        );
+        assert_eq!(numbers("€640 million fine"), numbers("制裁金6.4億ユーロ"));
+        assert_eq!(numbers("1兆2000億円")[0].value, 1_200_000_000_000_000);
     }
 
     #[test]
@@ -382,6 +406,10 @@ mod tests {
         assert!(!clash("raises rate to 1%", "政策金利を1％に"));
         assert!(clash("h3ロケット9号機", "h3ロケット8号機"));
         assert!(!clash("第30回 議事次第", "3月16日に開催"));
+        // seismic intensities, with their 強 and 弱
+        assert_eq!(numbers("茨城で震度5強"), numbers("茨城県で震度5強の地震"));
+        assert!(clash("震度5強の地震", "震度6弱の地震"));
+        assert!(clash("震度5強の地震", "震度5弱の地震"));
     }
 
     #[test]

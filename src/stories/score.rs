@@ -6,7 +6,7 @@
 
 use super::Settings;
 use super::facts::Facts;
-use super::numbers;
+use super::{events, numbers};
 
 /// The weight of a lead word against a title word.
 pub const LEAD_WEIGHT: f64 = 0.5;
@@ -90,9 +90,12 @@ pub fn norm(weights: &[(u64, f64, Role)]) -> f64 {
 }
 
 /// Whether the two items cannot be one event whatever else they share: their titles' numbers
-/// of some kind disagree, or one announces a pre-release and the other does not.
+/// of some kind disagree, one announces a pre-release and the other does not, or their kinds
+/// of event exclude each other ([`events::exclusive`]).
 pub fn contradicts(a: &Facts, b: &Facts) -> bool {
-    a.prerelease != b.prerelease || numbers::conflict(&a.numbers, &b.numbers)
+    a.prerelease != b.prerelease
+        || events::exclusive(a.events, b.events)
+        || numbers::conflict(&a.numbers, &b.numbers)
 }
 
 /// How strongly `new` joins the window item `old` (with what they share in `c`); `None` when
@@ -107,6 +110,10 @@ pub fn join_score(new: &Facts, old: &Facts, c: &Candidate, s: &Settings) -> Opti
     }
     // later reports of one event need more in common: a day apart, a follow-up must be clear
     let late = (c.hours - s.fresh_hours).max(0.0) / 24.0;
+    // each trading day's move is its own story
+    if late > 0.0 && new.events & old.events & events::MARKET != 0 {
+        return None;
+    }
     if new.lang == old.lang {
         if same_site {
             return (c.cosine >= s.same_site_threshold + s.decay * late).then_some(c.cosine);
