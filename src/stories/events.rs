@@ -37,6 +37,19 @@ const WORDS: &[(u8, &[&str])] = &[
             "ナスダック",
             "円相場",
             "ドル円",
+            "対ドル",
+            "円が上昇",
+            "円が下落",
+            "円が急伸",
+            "円が急落",
+            "日本株",
+            "米国株",
+            "米株",
+            "株高",
+            "株安",
+            "続伸",
+            "続落",
+            "反落",
             "為替相場",
             "長期金利",
             "国債利回り",
@@ -192,6 +205,8 @@ mod tests {
         assert_eq!(k("日経平均、反落　終値は412円安の5万3120円"), MARKET);
         assert_eq!(k("Wall St ends higher after Fed holds rates"), MARKET);
         assert_eq!(k("Yen Jumps as BOJ Hikes to 1%"), MARKET);
+        assert_eq!(k("円が上昇、対ドルで148円台－日銀の利上げで"), MARKET);
+        assert_eq!(k("日本株は続伸、日銀の利上げ通過で銀行株高い"), MARKET);
         assert_eq!(
             k("Fed holds rates steady, still sees two cuts this year"),
             0

@@ -62,6 +62,7 @@ const PRERELEASE: &[&str] = &[
     "alpha",
     "nightly",
     "canary",
+    "dev channel",
     "ベータ",
     "プレビュー",
     "候補版",
@@ -266,6 +267,9 @@ mod tests {
         assert!(prerelease("typescript 7.0ベータ版が登場"));
         assert!(prerelease("announcing typescript 7.0 beta"));
         assert!(!prerelease("rust 1.94.1 released"));
+        assert!(prerelease(
+            "releasing windows 11 build 26300.7145 to the dev channel"
+        ));
         assert!(!prerelease("a new src layout"));
     }
 
