@@ -51,6 +51,8 @@ pub struct Facts {
     pub prerelease: bool,
     /// The kinds of event the title reports ([`super::events`]), as bits.
     pub events: u8,
+    /// The central banks the title names ([`super::names`]), one bit each.
+    pub central_banks: u8,
 }
 
 /// Words of a pre-release (compared on the lower-cased title).
@@ -92,6 +94,15 @@ impl Facts {
         }
         let numbers = numbers::numbers(&lower);
         title.extend(numbers.iter().filter(|n| n.telling()).map(|n| n.term()));
+        // an organisation's one term in place of the alias the title wrote
+        let names = super::names::find(&lower, |alias| {
+            a.search_tokens(alias)
+                .iter()
+                .map(|t| hash(&t.text))
+                .collect()
+        });
+        title.retain(|h| !names.aliases.contains(h));
+        title.extend(&names.terms);
         sort_unique(&mut title);
         let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
         for k in &item.keywords {
@@ -99,7 +110,7 @@ impl Facts {
             extra.push(hash(&k));
         }
         sort_unique(&mut extra);
-        extra.retain(|h| title.binary_search(h).is_err());
+        extra.retain(|h| title.binary_search(h).is_err() && !names.aliases.contains(h));
         sort_unique(&mut latin);
         let lead = lead_terms(a, &item.text, &title, &extra);
         let prerelease = prerelease(&lower);
@@ -120,6 +131,7 @@ impl Facts {
             numbers,
             prerelease,
             events: super::events::kinds(&lower),
+            central_banks: names.central_banks,
         }
     }
 }

@@ -30,6 +30,7 @@ mod events;
 mod facts;
 mod index;
 pub mod link;
+mod names;
 pub mod numbers;
 mod score;
 

@@ -6,7 +6,7 @@
 
 use super::Settings;
 use super::facts::Facts;
-use super::{events, numbers};
+use super::{events, names, numbers};
 
 /// The weight of a lead word against a title word.
 pub const LEAD_WEIGHT: f64 = 0.5;
@@ -90,11 +90,12 @@ pub fn norm(weights: &[(u64, f64, Role)]) -> f64 {
 }
 
 /// Whether the two items cannot be one event whatever else they share: their titles' numbers
-/// of some kind disagree, one announces a pre-release and the other does not, or their kinds
-/// of event exclude each other ([`events::exclusive`]).
+/// of some kind disagree, one announces a pre-release and the other does not, their kinds
+/// of event exclude each other ([`events::exclusive`]), or they name different central banks.
 pub fn contradicts(a: &Facts, b: &Facts) -> bool {
     a.prerelease != b.prerelease
         || events::exclusive(a.events, b.events)
+        || names::other_central_banks(a.central_banks, b.central_banks)
         || numbers::conflict(&a.numbers, &b.numbers)
 }
 
