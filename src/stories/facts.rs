@@ -82,12 +82,9 @@ impl Facts {
         let lower = stripped.to_lowercase();
         let mut title = Vec::new();
         let mut latin = Vec::new();
-        for t in a.search_tokens(stripped) {
-            if !useful(&t.text) {
-                continue;
-            }
-            let h = hash(&t.text);
-            if t.text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        for w in words(a, stripped) {
+            let h = hash(&w);
+            if w.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 latin.push(h);
             }
             title.push(h);
@@ -96,10 +93,7 @@ impl Facts {
         title.extend(numbers.iter().filter(|n| n.telling()).map(|n| n.term()));
         // an organisation's one term in place of the alias the title wrote
         let names = super::names::find(&lower, |alias| {
-            a.search_tokens(alias)
-                .iter()
-                .map(|t| hash(&t.text))
-                .collect()
+            words(a, alias).iter().map(|w| hash(w)).collect()
         });
         title.retain(|h| !names.aliases.contains(h));
         title.extend(&names.terms);
@@ -165,12 +159,7 @@ fn lead_terms(a: &Analyzer, text: &str, title: &[u64], extra: &[u64]) -> Vec<u64
         lead.push(' ');
     }
     let prepared = prepare(&lead);
-    let mut out: Vec<u64> = a
-        .search_tokens(&prepared)
-        .iter()
-        .filter(|t| useful(&t.text))
-        .map(|t| hash(&t.text))
-        .collect();
+    let mut out: Vec<u64> = words(a, &prepared).iter().map(|w| hash(w)).collect();
     let lower = prepared.to_lowercase();
     out.extend(
         numbers::numbers(&lower)
@@ -180,6 +169,33 @@ fn lead_terms(a: &Analyzer, text: &str, title: &[u64], extra: &[u64]) -> Vec<u64
     );
     sort_unique(&mut out);
     out.retain(|h| title.binary_search(h).is_err() && extra.binary_search(h).is_err());
+    out
+}
+
+/// The words of prepared text worth comparing ([`useful`]), a run of katakana words written
+/// together taken as one (the analyser splits an unknown name: ハルカゼ is ハル + カゼ, and one
+/// name must count once).
+fn words(a: &Analyzer, prepared: &str) -> Vec<String> {
+    let katakana = |s: &str| s.chars().all(|c| matches!(c, '\u{30a0}'..='\u{30ff}'));
+    let mut out: Vec<String> = Vec::new();
+    let mut run_end = None;
+    for t in a.search_tokens(prepared) {
+        if run_end == Some(t.start) && katakana(&t.text) {
+            if let Some(last) = out.last_mut() {
+                last.push_str(&t.text);
+            }
+            run_end = Some(t.end);
+            continue;
+        }
+        run_end = None;
+        if !useful(&t.text) {
+            continue;
+        }
+        if katakana(&t.text) {
+            run_end = Some(t.end);
+        }
+        out.push(t.text);
+    }
     out
 }
 
@@ -283,6 +299,14 @@ mod tests {
             "releasing windows 11 build 26300.7145 to the dev channel"
         ));
         assert!(!prerelease("a new src layout"));
+    }
+
+    #[test]
+    fn a_katakana_name_split_by_the_analyser_is_one_word() {
+        let a = Analyzer::get();
+        let w = words(a, &prepare("ハルカゼ住宅、平屋住宅を発売"));
+        assert!(w.contains(&"ハルカゼ".to_string()), "{w:?}");
+        assert!(!w.contains(&"カゼ".to_string()), "{w:?}");
     }
 
     #[test]

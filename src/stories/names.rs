@@ -64,6 +64,16 @@ const NAMES: &[Name] = &[
     company("google", &["google", "グーグル"]),
     company("apple", &["apple", "アップル"]),
     company("microsoft", &["microsoft", "マイクロソフト"]),
+    company(
+        "aws",
+        &[
+            "aws",
+            "amazon web services",
+            "amazon cloud",
+            "アマゾン ウェブ サービス",
+            "アマゾン・ウェブ・サービス",
+        ],
+    ),
     company("amazon", &["amazon", "アマゾン"]),
     company("meta", &["meta", "メタ"]),
     company("nvidia", &["nvidia", "エヌビディア"]),
@@ -103,12 +113,16 @@ pub struct Found {
 pub fn find(lower: &str, words: impl Fn(&str) -> Vec<u64>) -> Found {
     let mut found = Found::default();
     let mut bank = 0;
+    // a name found is blanked out, so a shorter one inside it (amazon in amazon web services)
+    // is not found again
+    let mut text = lower.to_string();
     for name in NAMES {
         let mut named = false;
         for alias in name.aliases {
-            if has_name(lower, alias) {
+            if has_name(&text, alias) {
                 named = true;
                 found.aliases.extend(words(alias));
+                text = text.replace(alias, &" ".repeat(alias.len()));
             }
         }
         if named {
@@ -177,6 +191,10 @@ mod tests {
         assert!(terms("FedEx cuts annual profit forecast").is_empty());
         assert!(terms("メタバースの新サービス").is_empty());
         assert_eq!(terms("ＥＵ、メタに制裁金"), terms("EU hits Meta with fine"));
+        assert_eq!(
+            terms("Amazon cloud outage disrupts websites"),
+            terms("An AWS outage is knocking apps offline")
+        );
     }
 
     #[test]

@@ -99,6 +99,13 @@ pub fn contradicts(a: &Facts, b: &Facts) -> bool {
         || numbers::conflict(&a.numbers, &b.numbers)
 }
 
+/// Whether two titles state one amount (of money, a percentage or a count) exactly.
+fn shared_amount(a: &[numbers::Number], b: &[numbers::Number]) -> bool {
+    use numbers::Kind;
+    a.iter()
+        .any(|n| matches!(n.kind, Kind::Money(_) | Kind::Percent | Kind::Count(_)) && b.contains(n))
+}
+
 /// How strongly `new` joins the window item `old` (with what they share in `c`); `None` when
 /// the evidence is not enough.
 pub fn join_score(new: &Facts, old: &Facts, c: &Candidate, s: &Settings) -> Option<f64> {
@@ -121,7 +128,12 @@ pub fn join_score(new: &Facts, old: &Facts, c: &Candidate, s: &Settings) -> Opti
         }
         let words = c.cosine >= s.threshold + s.decay * late;
         let names = c.title_idf >= s.rare_shared * (1.0 + late);
-        (words || names).then_some(c.cosine)
+        // two reports of one market's move of the day agree on its amount (terse headlines
+        // that share little else: 187円安 and 終値は187円安)
+        let market = new.events & old.events & events::MARKET != 0
+            && late == 0.0
+            && shared_amount(&new.numbers, &old.numbers);
+        (words || names || market).then_some(c.cosine)
     } else {
         // across languages only names and numbers are shared words: ask for rare ones
         (c.title_idf >= s.cross_rare * (1.0 + late)).then_some(c.cosine)
