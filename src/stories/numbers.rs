@@ -24,6 +24,8 @@ pub enum Kind {
     Date,
     /// An identifier: `JVN#58204417`, `#1234`.
     Id,
+    /// A game's score, either side first: `2対1`, `1-2`.
+    Score,
     /// A bare number.
     Plain,
 }
@@ -43,7 +45,12 @@ impl Number {
     pub fn decisive(self) -> bool {
         matches!(
             self.kind,
-            Kind::Version | Kind::Money(_) | Kind::Percent | Kind::Count(_) | Kind::Id
+            Kind::Version
+                | Kind::Money(_)
+                | Kind::Percent
+                | Kind::Count(_)
+                | Kind::Id
+                | Kind::Score
         )
     }
 
@@ -67,6 +74,7 @@ impl Number {
             Kind::Date => 5,
             Kind::Plain => 6,
             Kind::Id => 7,
+            Kind::Score => 8,
         };
         fnv1a(&[kind.to_le_bytes(), self.value.to_le_bytes()].concat())
     }
@@ -227,6 +235,9 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         return (Some(version(raw)), end);
     }
     let value: f64 = raw.replace(',', "").parse().unwrap_or(0.0);
+    if let Some(score) = score(chars, start, end, raw) {
+        return score;
+    }
     // a seismic intensity: 震度5強, 震度6弱, 震度4
     if start >= 2 && chars[start - 2..start] == ['震', '度'] && dots == 0 {
         let (half, next) = match chars.get(end) {
@@ -333,6 +344,36 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
     (make(Kind::Plain), at)
 }
 
+/// A game's score at `chars[start..end]` (`raw`): two numbers of at most two digits joined by
+/// `対` or `-` (not inside a date: `2026-03-17`, `1-3月期`), lower one last; and where
+/// reading goes on.
+fn score(chars: &[char], start: usize, end: usize, raw: &str) -> Option<(Option<Number>, usize)> {
+    let joiner = *chars.get(end)?;
+    if raw.len() > 2 || !raw.bytes().all(|b| b.is_ascii_digit()) || !matches!(joiner, '対' | '-') {
+        return None;
+    }
+    let before = start.checked_sub(1).map(|p| chars[p]);
+    if before.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/')) {
+        return None;
+    }
+    let (other, next) = digits(chars, end + 1);
+    let after = chars.get(next).copied();
+    if other.is_empty()
+        || other.len() > 2
+        || !other.bytes().all(|b| b.is_ascii_digit())
+        || after.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/'))
+        || after.is_some_and(|c| DATE_AFTER.iter().any(|d| d.starts_with(c)))
+    {
+        return None;
+    }
+    let (a, b): (u64, u64) = (raw.parse().ok()?, other.parse().ok()?);
+    let number = Number {
+        kind: Kind::Score,
+        value: a.max(b) * 1000 + a.min(b),
+    };
+    Some((Some(number), next))
+}
+
 /// A version number in its canonical form: trailing `.0` parts dropped (`6.0` is `6`).
 fn version(raw: &str) -> Number {
     let mut parts: Vec<&str> = raw.split(['.', ',']).collect();
@@ -420,6 +461,19 @@ mod tests {
         ));
         assert!(clash("typescript 6.0正式リリース", "java 26正式リリース"));
         assert!(!clash("wwdc 2026 is june 8th", "wwdc26を6月8日に開催"));
+    }
+
+    #[test]
+    fn a_game_is_its_score_either_side_first() {
+        assert_eq!(kinds("scotland 1-2 japan: late winner"), vec![Kind::Score]);
+        assert!(!clash(
+            "scotland 1-2 japan",
+            "日本代表 スコットランドに2対1で逆転勝ち"
+        ));
+        assert!(clash("wales 0-0 japan", "スコットランドに2対1で逆転勝ち"));
+        // dates and ranges are not scores
+        assert!(!kinds("2026-03-17 の障害").contains(&Kind::Score));
+        assert!(!kinds("1-3月期のgdp").contains(&Kind::Score));
     }
 
     #[test]
