@@ -254,7 +254,8 @@ fn held_out(part: Part) -> (metrics::Pairs, metrics::Pairs) {
 fn story_quality_held_out_part() {
     let (all, same) = held_out(Part::HeldOut);
     // floors just under what the method reached on this part (0.907 and 0.800 with the first
-    // round's analyser of issue 25, 0.882 and 0.800 with the second's)
+    // round's analyser of issue 25, 0.882 and 0.800 with the second's; 0.941 and 0.800 after
+    // the method's third round, tuned on the development part only)
     assert!(
         all.precision() >= 0.88,
         "held-out precision over all pairs fell to {:.3}",
@@ -271,7 +272,8 @@ fn story_quality_held_out_part() {
 fn story_quality_second_held_out_part() {
     let (all, same) = held_out(Part::HeldOut2);
     // floors just under what the method reached at its one look, after the third round of
-    // tuning
+    // tuning: 0.941 over all pairs (the goal, 0.90, met) and 0.757 over same-language pairs
+    // (the goal, 0.80, not met)
     assert!(
         all.precision() >= HELD_OUT2_PRECISION,
         "second held-out precision over all pairs fell to {:.3}",
@@ -284,5 +286,5 @@ fn story_quality_second_held_out_part() {
     );
 }
 
-const HELD_OUT2_PRECISION: f64 = 0.0;
-const HELD_OUT2_RECALL: f64 = 0.0;
+const HELD_OUT2_PRECISION: f64 = 0.93;
+const HELD_OUT2_RECALL: f64 = 0.75;
