@@ -49,6 +49,10 @@ pub struct Facts {
     pub numbers: Vec<Number>,
     /// The title announces a pre-release (beta, RC, preview, ベータ版 …).
     pub prerelease: bool,
+    /// The kinds of event the title reports ([`super::events`]), as bits.
+    pub events: u8,
+    /// The central banks the title names ([`super::names`]), one bit each.
+    pub central_banks: u8,
 }
 
 /// Words of a pre-release (compared on the lower-cased title).
@@ -60,6 +64,7 @@ const PRERELEASE: &[&str] = &[
     "alpha",
     "nightly",
     "canary",
+    "dev channel",
     "ベータ",
     "プレビュー",
     "候補版",
@@ -77,18 +82,21 @@ impl Facts {
         let lower = stripped.to_lowercase();
         let mut title = Vec::new();
         let mut latin = Vec::new();
-        for t in a.search_tokens(stripped) {
-            if !useful(&t.text) {
-                continue;
-            }
-            let h = hash(&t.text);
-            if t.text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        for w in words(a, stripped) {
+            let h = hash(&w);
+            if w.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 latin.push(h);
             }
             title.push(h);
         }
         let numbers = numbers::numbers(&lower);
         title.extend(numbers.iter().filter(|n| n.telling()).map(|n| n.term()));
+        // an organisation's one term in place of the alias the title wrote
+        let names = super::names::find(&lower, |alias| {
+            words(a, alias).iter().map(|w| hash(w)).collect()
+        });
+        title.retain(|h| !names.aliases.contains(h));
+        title.extend(&names.terms);
         sort_unique(&mut title);
         let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
         for k in &item.keywords {
@@ -96,17 +104,10 @@ impl Facts {
             extra.push(hash(&k));
         }
         sort_unique(&mut extra);
-        extra.retain(|h| title.binary_search(h).is_err());
+        extra.retain(|h| title.binary_search(h).is_err() && !names.aliases.contains(h));
         sort_unique(&mut latin);
         let lead = lead_terms(a, &item.text, &title, &extra);
-        let prerelease = PRERELEASE.iter().any(|w| {
-            lower.match_indices(w).any(|(i, _)| {
-                let before = lower[..i].chars().next_back();
-                let after = lower[i + w.len()..].chars().next();
-                !before.is_some_and(|c| c.is_ascii_alphanumeric())
-                    && !after.is_some_and(|c| c.is_ascii_alphabetic())
-            })
-        });
+        let prerelease = prerelease(&lower);
         Facts {
             lang: if item.title.chars().any(japanese) {
                 Lang::Ja
@@ -123,8 +124,26 @@ impl Facts {
             latin,
             numbers,
             prerelease,
+            events: super::events::kinds(&lower),
+            central_banks: names.central_banks,
         }
     }
+}
+
+/// Whether a lower-cased title announces a pre-release: a Latin word of [`PRERELEASE`] as a
+/// whole word (`rc` not in `src`), a Japanese one anywhere (`7.0ベータ版`).
+fn prerelease(lower: &str) -> bool {
+    PRERELEASE.iter().any(|w| {
+        lower.match_indices(w).any(|(i, _)| {
+            if !w.is_ascii() {
+                return true;
+            }
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + w.len()..].chars().next();
+            !before.is_some_and(|c| c.is_ascii_alphanumeric())
+                && !after.is_some_and(|c| c.is_ascii_alphabetic())
+        })
+    })
 }
 
 /// Term hashes of the first sentences of `text` (at most [`LEAD_CHARS`]) not in the title's.
@@ -140,12 +159,7 @@ fn lead_terms(a: &Analyzer, text: &str, title: &[u64], extra: &[u64]) -> Vec<u64
         lead.push(' ');
     }
     let prepared = prepare(&lead);
-    let mut out: Vec<u64> = a
-        .search_tokens(&prepared)
-        .iter()
-        .filter(|t| useful(&t.text))
-        .map(|t| hash(&t.text))
-        .collect();
+    let mut out: Vec<u64> = words(a, &prepared).iter().map(|w| hash(w)).collect();
     let lower = prepared.to_lowercase();
     out.extend(
         numbers::numbers(&lower)
@@ -155,6 +169,33 @@ fn lead_terms(a: &Analyzer, text: &str, title: &[u64], extra: &[u64]) -> Vec<u64
     );
     sort_unique(&mut out);
     out.retain(|h| title.binary_search(h).is_err() && extra.binary_search(h).is_err());
+    out
+}
+
+/// The words of prepared text worth comparing ([`useful`]), a run of katakana words written
+/// together taken as one (the analyser splits an unknown name: ハルカゼ is ハル + カゼ, and one
+/// name must count once).
+fn words(a: &Analyzer, prepared: &str) -> Vec<String> {
+    let katakana = |s: &str| s.chars().all(|c| matches!(c, '\u{30a0}'..='\u{30ff}'));
+    let mut out: Vec<String> = Vec::new();
+    let mut run_end = None;
+    for t in a.search_tokens(prepared) {
+        if run_end == Some(t.start) && katakana(&t.text) {
+            if let Some(last) = out.last_mut() {
+                last.push_str(&t.text);
+            }
+            run_end = Some(t.end);
+            continue;
+        }
+        run_end = None;
+        if !useful(&t.text) {
+            continue;
+        }
+        if katakana(&t.text) {
+            run_end = Some(t.end);
+        }
+        out.push(t.text);
+    }
     out
 }
 
@@ -247,6 +288,25 @@ mod tests {
             title_key(&prepare("Rust 1.86.0 is out!")),
             title_key(&prepare("rust 1.86.0 is out"))
         );
+    }
+
+    #[test]
+    fn a_japanese_prerelease_word_needs_no_word_boundary() {
+        assert!(prerelease("typescript 7.0ベータ版が登場"));
+        assert!(prerelease("announcing typescript 7.0 beta"));
+        assert!(!prerelease("rust 1.94.1 released"));
+        assert!(prerelease(
+            "releasing windows 11 build 26300.7145 to the dev channel"
+        ));
+        assert!(!prerelease("a new src layout"));
+    }
+
+    #[test]
+    fn a_katakana_name_split_by_the_analyser_is_one_word() {
+        let a = Analyzer::get();
+        let w = words(a, &prepare("ハルカゼ住宅、平屋住宅を発売"));
+        assert!(w.contains(&"ハルカゼ".to_string()), "{w:?}");
+        assert!(!w.contains(&"カゼ".to_string()), "{w:?}");
     }
 
     #[test]

@@ -214,8 +214,15 @@ impl StoryIndex {
             .filter(|c| (self.entry(c.slot).facts.time - facts.time).abs() <= window)
             .map(|mut c| {
                 let e = self.entry(c.slot);
-                c.cosine = c.dot / (norm * e.norm).max(f64::MIN_POSITIVE);
                 c.same_title = e.facts.title_key == facts.title_key;
+                // the cosine under one idf, today's, for the items it may decide (the norm kept
+                // is that of when the item came, with the window it had then)
+                let theirs = if c.title_shared >= 2 || c.same_title {
+                    score::norm(&score::weights(&e.facts, |t| self.idf(t)))
+                } else {
+                    e.norm
+                };
+                c.cosine = c.dot / (norm * theirs).max(f64::MIN_POSITIVE);
                 c.hours = (e.facts.time - facts.time).abs() as f64 / 3600.0;
                 c
             })

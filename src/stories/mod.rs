@@ -13,8 +13,11 @@
 //!   idf) are similar enough and the titles share at least two of them; across languages when
 //!   the titles share at least two rare names or numbers;
 //! - a join is vetoed by any item of the story whose title states numbers of one kind that
-//!   disagree (versions, amounts, percentages, counts: [`numbers`]), or that announces a
-//!   pre-release where the other does not.
+//!   disagree (versions, amounts, percentages, counts, seismic intensities: [`numbers`]), that
+//!   announces a pre-release where the other does not, or that reports a kind of event the
+//!   other's excludes (a market's move against the news it moved on, results against a
+//!   launch, a postponement against an outcome: `events`); market moves more than the fresh
+//!   hours apart never join (each trading day's is its own story).
 //!
 //! Also how widely a story was covered and how stories rank by it ([`coverage`]).
 //!
@@ -25,9 +28,11 @@
 //! (`crate::fetch`); `matome analyze` recomputes them (`crate::analyze_archive`).
 
 pub mod coverage;
+mod events;
 mod facts;
 mod index;
 pub mod link;
+mod names;
 pub mod numbers;
 mod score;
 pub mod window;

@@ -24,6 +24,8 @@ pub enum Kind {
     Date,
     /// An identifier: `JVN#58204417`, `#1234`.
     Id,
+    /// A game's score, either side first: `2対1`, `1-2`.
+    Score,
     /// A bare number.
     Plain,
 }
@@ -43,7 +45,12 @@ impl Number {
     pub fn decisive(self) -> bool {
         matches!(
             self.kind,
-            Kind::Version | Kind::Money(_) | Kind::Percent | Kind::Count(_) | Kind::Id
+            Kind::Version
+                | Kind::Money(_)
+                | Kind::Percent
+                | Kind::Count(_)
+                | Kind::Id
+                | Kind::Score
         )
     }
 
@@ -67,6 +74,7 @@ impl Number {
             Kind::Date => 5,
             Kind::Plain => 6,
             Kind::Id => 7,
+            Kind::Score => 8,
         };
         fnv1a(&[kind.to_le_bytes(), self.value.to_le_bytes()].concat())
     }
@@ -227,21 +235,41 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         return (Some(version(raw)), end);
     }
     let value: f64 = raw.replace(',', "").parse().unwrap_or(0.0);
+    if let Some(score) = score(chars, start, end, raw) {
+        return score;
+    }
+    // a seismic intensity: 震度5強, 震度6弱, 震度4
+    if start >= 2 && chars[start - 2..start] == ['震', '度'] && dots == 0 {
+        let (half, next) = match chars.get(end) {
+            Some('強') => (700, end + 1),
+            Some('弱') => (300, end + 1),
+            _ => (0, end),
+        };
+        let number = Number {
+            kind: Kind::Count(fnv1a("震度".as_bytes())),
+            value: (value as u64) * 1000 + half,
+        };
+        return (Some(number), next);
+    }
     let currency_before = before.and_then(|c| CURRENCY_BEFORE.iter().find(|(b, _)| *b == c));
-    let (mut value, mut at) = (value, end);
-    // Japanese chains: 5万3120円, 1兆2000億円, 15万ドル
+    let mut at = end;
+    // Japanese chains: 5万3120円, 1兆2000億円, 6億4000万ユーロ, 15万ドル (each part times its
+    // own multiplier)
+    let (mut total, mut part) = (0.0, value);
     while let Some(&(_, m)) = chars
         .get(at)
         .and_then(|c| MULTIPLIERS_JA.iter().find(|(k, _)| k == c))
     {
         at += 1;
+        total += part * m;
+        part = 0.0;
         let (more, e) = digits(chars, at);
-        value *= m;
         if !more.is_empty() {
-            value += more.replace(',', "").parse::<f64>().unwrap_or(0.0);
+            part = more.replace(',', "").parse::<f64>().unwrap_or(0.0);
             at = e;
         }
     }
+    let mut value = total + part;
     let (rest, rest_at) = after(chars, at);
     let money_words = MULTIPLIERS_MONEY
         .iter()
@@ -316,6 +344,36 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
     (make(Kind::Plain), at)
 }
 
+/// A game's score at `chars[start..end]` (`raw`): two numbers of at most two digits joined by
+/// `対` or `-` (not inside a date: `2026-03-17`, `1-3月期`), lower one last; and where
+/// reading goes on.
+fn score(chars: &[char], start: usize, end: usize, raw: &str) -> Option<(Option<Number>, usize)> {
+    let joiner = *chars.get(end)?;
+    if raw.len() > 2 || !raw.bytes().all(|b| b.is_ascii_digit()) || !matches!(joiner, '対' | '-') {
+        return None;
+    }
+    let before = start.checked_sub(1).map(|p| chars[p]);
+    if before.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/')) {
+        return None;
+    }
+    let (other, next) = digits(chars, end + 1);
+    let after = chars.get(next).copied();
+    if other.is_empty()
+        || other.len() > 2
+        || !other.bytes().all(|b| b.is_ascii_digit())
+        || after.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/'))
+        || after.is_some_and(|c| DATE_AFTER.iter().any(|d| d.starts_with(c)))
+    {
+        return None;
+    }
+    let (a, b): (u64, u64) = (raw.parse().ok()?, other.parse().ok()?);
+    let number = Number {
+        kind: Kind::Score,
+        value: a.max(b) * 1000 + a.min(b),
+    };
+    Some((Some(number), next))
+}
+
 /// A version number in its canonical form: trailing `.0` parts dropped (`6.0` is `6`).
 fn version(raw: &str) -> Number {
     let mut parts: Vec<&str> = raw.split(['.', ',']).collect();
@@ -367,6 +425,13 @@ mod tests {
             "終値は230円高の5万3350円"
         ));
         assert_eq!(numbers("$1.2 billion deal")[0].value, 1_200_000_000_000);
+        // a chain of parts, each times its own multiplier
+        assert_eq!(
+            numbers("6億4000万ユーロの制裁金"),
+            numbers("制裁金6.4億ユーロ")
+        );
+        assert_eq!(numbers("€640 million fine"), numbers("制裁金6.4億ユーロ"));
+        assert_eq!(numbers("1兆2000億円")[0].value, 1_200_000_000_000_000);
     }
 
     #[test]
@@ -382,6 +447,10 @@ mod tests {
         assert!(!clash("raises rate to 1%", "政策金利を1％に"));
         assert!(clash("h3ロケット9号機", "h3ロケット8号機"));
         assert!(!clash("第30回 議事次第", "3月16日に開催"));
+        // seismic intensities, with their 強 and 弱
+        assert_eq!(numbers("茨城で震度5強"), numbers("茨城県で震度5強の地震"));
+        assert!(clash("震度5強の地震", "震度6弱の地震"));
+        assert!(clash("震度5強の地震", "震度5弱の地震"));
     }
 
     #[test]
@@ -392,6 +461,19 @@ mod tests {
         ));
         assert!(clash("typescript 6.0正式リリース", "java 26正式リリース"));
         assert!(!clash("wwdc 2026 is june 8th", "wwdc26を6月8日に開催"));
+    }
+
+    #[test]
+    fn a_game_is_its_score_either_side_first() {
+        assert_eq!(kinds("scotland 1-2 japan: late winner"), vec![Kind::Score]);
+        assert!(!clash(
+            "scotland 1-2 japan",
+            "日本代表 スコットランドに2対1で逆転勝ち"
+        ));
+        assert!(clash("wales 0-0 japan", "スコットランドに2対1で逆転勝ち"));
+        // dates and ranges are not scores
+        assert!(!kinds("2026-03-17 の障害").contains(&Kind::Score));
+        assert!(!kinds("1-3月期のgdp").contains(&Kind::Score));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use super::Settings;
 use super::facts::Facts;
-use super::numbers;
+use super::{events, names, numbers};
 
 /// The weight of a lead word against a title word.
 pub const LEAD_WEIGHT: f64 = 0.5;
@@ -90,9 +90,20 @@ pub fn norm(weights: &[(u64, f64, Role)]) -> f64 {
 }
 
 /// Whether the two items cannot be one event whatever else they share: their titles' numbers
-/// of some kind disagree, or one announces a pre-release and the other does not.
+/// of some kind disagree, one announces a pre-release and the other does not, their kinds
+/// of event exclude each other ([`events::exclusive`]), or they name different central banks.
 pub fn contradicts(a: &Facts, b: &Facts) -> bool {
-    a.prerelease != b.prerelease || numbers::conflict(&a.numbers, &b.numbers)
+    a.prerelease != b.prerelease
+        || events::exclusive(a.events, b.events)
+        || names::other_central_banks(a.central_banks, b.central_banks)
+        || numbers::conflict(&a.numbers, &b.numbers)
+}
+
+/// Whether two titles state one amount (of money, a percentage or a count) exactly.
+fn shared_amount(a: &[numbers::Number], b: &[numbers::Number]) -> bool {
+    use numbers::Kind;
+    a.iter()
+        .any(|n| matches!(n.kind, Kind::Money(_) | Kind::Percent | Kind::Count(_)) && b.contains(n))
 }
 
 /// How strongly `new` joins the window item `old` (with what they share in `c`); `None` when
@@ -107,13 +118,22 @@ pub fn join_score(new: &Facts, old: &Facts, c: &Candidate, s: &Settings) -> Opti
     }
     // later reports of one event need more in common: a day apart, a follow-up must be clear
     let late = (c.hours - s.fresh_hours).max(0.0) / 24.0;
+    // each trading day's move is its own story
+    if late > 0.0 && new.events & old.events & events::MARKET != 0 {
+        return None;
+    }
     if new.lang == old.lang {
         if same_site {
             return (c.cosine >= s.same_site_threshold + s.decay * late).then_some(c.cosine);
         }
         let words = c.cosine >= s.threshold + s.decay * late;
         let names = c.title_idf >= s.rare_shared * (1.0 + late);
-        (words || names).then_some(c.cosine)
+        // two reports of one market's move of the day agree on its amount (terse headlines
+        // that share little else: 187円安 and 終値は187円安)
+        let market = new.events & old.events & events::MARKET != 0
+            && late == 0.0
+            && shared_amount(&new.numbers, &old.numbers);
+        (words || names || market).then_some(c.cosine)
     } else {
         // across languages only names and numbers are shared words: ask for rare ones
         (c.title_idf >= s.cross_rare * (1.0 + late)).then_some(c.cosine)

@@ -160,6 +160,105 @@ fn two_days_market_closes_stay_apart() {
 }
 
 #[test]
+fn a_companys_launch_and_its_results_stay_apart() {
+    let s = stories(&[
+        item(
+            "PR TIMES",
+            "ハルカゼ住宅、蓄電池を標準搭載した平屋住宅「ひらりZERO」を4月1日に発売",
+            "https://pr.example/1",
+            0,
+        ),
+        item(
+            "日経",
+            "ハルカゼ住宅、蓄電池標準の平屋住宅　シニア夫婦向け",
+            "https://nk.example/1",
+            2,
+        ),
+        item(
+            "日経",
+            "ハルカゼ住宅の前期、純利益18%増　今期は12円増配",
+            "https://nk.example/2",
+            6,
+        ),
+        item(
+            "株探",
+            "ハルカゼ住宅が年初来高値、増配と今期増益見通しを好感",
+            "https://kb.example/3",
+            24,
+        ),
+    ]);
+    assert_eq!(s[0], s[1], "{s:?}");
+    assert!(!s[2..].contains(&s[0]), "{s:?}");
+    assert_ne!(
+        s[2], s[3],
+        "a stock's move is not the results it moved on: {s:?}"
+    );
+}
+
+#[test]
+fn two_central_banks_and_a_market_moving_on_one_stay_apart() {
+    let s = stories(&[
+        item(
+            "日経",
+            "米FRB、政策金利を据え置き　年内2回の利下げ見通し維持",
+            "https://nk.example/fed",
+            0,
+        ),
+        item(
+            "日経マーケット",
+            "NYダウ反発、318ドル高　FRBの利下げ見通し維持で",
+            "https://nk.example/dow",
+            3,
+        ),
+        item(
+            "ロイター",
+            "日銀が利上げ、政策金利1.0％に　賛成8・反対1",
+            "https://rt.example/boj",
+            9,
+        ),
+        item(
+            "Reuters",
+            "Bank of Japan raises rates to 1%, highest in three decades",
+            "https://reuters.example/boj",
+            9,
+        ),
+    ]);
+    assert_ne!(s[0], s[1], "{s:?}");
+    assert_ne!(s[0], s[2], "{s:?}");
+    assert_ne!(s[0], s[3], "{s:?}");
+    assert_eq!(
+        s[2], s[3],
+        "one bank by either name, across languages: {s:?}"
+    );
+}
+
+#[test]
+fn a_launch_put_off_and_its_success_stay_apart() {
+    let s = stories(&[
+        item(
+            "JAXA",
+            "H3ロケット9号機による技術試験衛星10号機の打上げ延期について",
+            "https://jaxa.example/1",
+            0,
+        ),
+        item(
+            "NHK",
+            "H3ロケット9号機 打ち上げ成功 技術試験衛星を予定の軌道に",
+            "https://nhk.example/2",
+            40,
+        ),
+        item(
+            "共同",
+            "H3ロケット9号機打ち上げ成功　技術試験衛星を軌道に投入",
+            "https://kyodo.example/3",
+            40,
+        ),
+    ]);
+    assert_ne!(s[0], s[1], "{s:?}");
+    assert_eq!(s[1], s[2], "{s:?}");
+}
+
+#[test]
 fn an_item_alone_is_its_own_story_named_by_its_key() {
     let mut index = StoryIndex::new(Settings::default());
     let i = item(

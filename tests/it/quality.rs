@@ -65,11 +65,7 @@ impl Part {
     }
 
     fn gold(self) -> Vec<Gold> {
-        let text = std::fs::read_to_string(self.path()).expect("the quality set is readable");
-        // (a parse error of the held-out file would quote it: say only that it does not parse)
-        let set: Set =
-            toml::from_str(&text).unwrap_or_else(|_| panic!("{} does not parse", self.path()));
-        set.items
+        crate::support::quality_set::read::<Set>(self.path()).items
     }
 }
 

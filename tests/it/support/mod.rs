@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod fake_s3;
+pub mod quality_set;
 pub mod server;
 pub mod site;
 pub mod toml_readers;

@@ -1,0 +1,222 @@
+//! Names one organisation goes by in headlines of both languages: `Bank of Japan`, `BOJ`,
+//! `日銀` and `日本銀行` are one central bank, `Google` and `グーグル` one company. A title that
+//! uses any of them has the organisation's one term in place of the alias, so two reports
+//! share it whichever they wrote (across languages too), and two titles that each name a
+//! different central bank and not the other's report different decisions. A small table, not a
+//! transliteration: the names the digests' feeds write most, where a katakana rendering and
+//! the Latin name have nothing else in common. Owns only reading the names out of a
+//! lower-cased, NFKC-normalised title.
+
+use crate::hash::fnv1a;
+
+/// One organisation: its term, whether it is a central bank, and how titles write it.
+struct Name {
+    term: &'static str,
+    central_bank: bool,
+    aliases: &'static [&'static str],
+}
+
+const NAMES: &[Name] = &[
+    Name {
+        term: "boj",
+        central_bank: true,
+        aliases: &["boj", "bank of japan", "日銀", "日本銀行"],
+    },
+    Name {
+        term: "fed",
+        central_bank: true,
+        aliases: &[
+            "fed",
+            "federal reserve",
+            "fomc",
+            "frb",
+            "米金融当局",
+            "米連邦準備制度理事会",
+            "米連邦公開市場委員会",
+        ],
+    },
+    Name {
+        term: "ecb",
+        central_bank: true,
+        aliases: &["ecb", "european central bank", "欧州中央銀行", "欧州中銀"],
+    },
+    Name {
+        term: "boe",
+        central_bank: true,
+        aliases: &[
+            "boe",
+            "bank of england",
+            "英中銀",
+            "英中央銀行",
+            "イングランド銀行",
+        ],
+    },
+    Name {
+        term: "pboc",
+        central_bank: true,
+        aliases: &["pboc", "people's bank of china", "中国人民銀行"],
+    },
+    Name {
+        term: "rba",
+        central_bank: true,
+        aliases: &["rba", "reserve bank of australia", "豪中銀", "豪準備銀行"],
+    },
+    company("google", &["google", "グーグル"]),
+    company("apple", &["apple", "アップル"]),
+    company("microsoft", &["microsoft", "マイクロソフト"]),
+    company(
+        "aws",
+        &[
+            "aws",
+            "amazon web services",
+            "amazon cloud",
+            "アマゾン ウェブ サービス",
+            "アマゾン・ウェブ・サービス",
+        ],
+    ),
+    company("amazon", &["amazon", "アマゾン"]),
+    company("meta", &["meta", "メタ"]),
+    company("nvidia", &["nvidia", "エヌビディア"]),
+    company("openai", &["openai", "オープンai"]),
+    company("cloudflare", &["cloudflare", "クラウドフレア"]),
+    company("samsung", &["samsung", "サムスン"]),
+    company("tesla", &["tesla", "テスラ"]),
+    company("intel", &["intel", "インテル"]),
+    company("sony", &["sony", "ソニー"]),
+    company("toyota", &["toyota", "トヨタ"]),
+    company("whatsapp", &["whatsapp", "ワッツアップ"]),
+    company("netflix", &["netflix", "ネットフリックス"]),
+];
+
+const fn company(term: &'static str, aliases: &'static [&'static str]) -> Name {
+    Name {
+        term,
+        central_bank: false,
+        aliases,
+    }
+}
+
+/// The names of one title.
+#[derive(Debug, Default, PartialEq)]
+pub struct Found {
+    /// The organisations' terms (to add to the title's).
+    pub terms: Vec<u64>,
+    /// Hashes of the aliases as written (to take out of the title's words: the term stands
+    /// for them).
+    pub aliases: Vec<u64>,
+    /// The central banks named, one bit each.
+    pub central_banks: u8,
+}
+
+/// The names of `lower` (a lower-cased, NFKC-normalised title); `words` gives an alias's word
+/// hashes as the title's words are hashed.
+pub fn find(lower: &str, words: impl Fn(&str) -> Vec<u64>) -> Found {
+    let mut found = Found::default();
+    let mut bank = 0;
+    // a name found is blanked out, so a shorter one inside it (amazon in amazon web services)
+    // is not found again
+    let mut text = lower.to_string();
+    for name in NAMES {
+        let mut named = false;
+        for alias in name.aliases {
+            if has_name(&text, alias) {
+                named = true;
+                found.aliases.extend(words(alias));
+                text = text.replace(alias, &" ".repeat(alias.len()));
+            }
+        }
+        if named {
+            found.terms.push(term(name.term));
+            if name.central_bank {
+                found.central_banks |= 1 << bank;
+            }
+        }
+        if name.central_bank {
+            bank += 1;
+        }
+    }
+    found
+}
+
+/// The term of an organisation (not any word's hash: `#` never starts a token).
+fn term(name: &str) -> u64 {
+    fnv1a(format!("#name:{name}").as_bytes())
+}
+
+/// Whether two titles name central banks and none in common: different decisions.
+pub fn other_central_banks(a: u8, b: u8) -> bool {
+    a != 0 && b != 0 && a & b == 0
+}
+
+/// Whether `text` has `alias` as a whole name: not inside a longer Latin word (`fed` in
+/// `fedex`), nor a katakana alias inside a longer katakana word (`メタ` in `メタバース`).
+fn has_name(text: &str, alias: &str) -> bool {
+    let latin = |c: char| c.is_ascii_alphanumeric();
+    let kana = |c: char| matches!(c, '\u{30a0}'..='\u{30ff}');
+    let first = alias.chars().next().unwrap_or(' ');
+    let last = alias.chars().next_back().unwrap_or(' ');
+    text.match_indices(alias).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + alias.len()..].chars().next();
+        let joins = |c: Option<char>, edge: char| {
+            c.is_some_and(|c| (latin(edge) && latin(c)) || (kana(edge) && kana(c)))
+        };
+        !joins(before, first) && !joins(after, last)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(title: &str) -> Vec<u64> {
+        let lower = crate::analyze::prepare(title).to_lowercase();
+        find(&lower, |a| vec![fnv1a(a.as_bytes())]).terms
+    }
+
+    #[test]
+    fn one_organisation_whichever_name_a_title_uses() {
+        assert_eq!(
+            terms("Bank of Japan raises rates to 1%"),
+            terms("BOJ lifts key rate to 1%")
+        );
+        assert_eq!(
+            terms("BOJ lifts key rate"),
+            terms("日銀、政策金利1%に引き上げ")
+        );
+        assert_eq!(
+            terms("グーグル、「Gemini 3.5 Flash」を公開"),
+            terms("Google launches Gemini")
+        );
+        assert!(terms("FedEx cuts annual profit forecast").is_empty());
+        assert!(terms("メタバースの新サービス").is_empty());
+        assert_eq!(terms("ＥＵ、メタに制裁金"), terms("EU hits Meta with fine"));
+        assert_eq!(
+            terms("Amazon cloud outage disrupts websites"),
+            terms("An AWS outage is knocking apps offline")
+        );
+    }
+
+    #[test]
+    fn two_central_banks_are_two_decisions() {
+        let bank =
+            |t: &str| find(&crate::analyze::prepare(t).to_lowercase(), |_| vec![]).central_banks;
+        assert!(other_central_banks(
+            bank("日銀、政策金利1%に"),
+            bank("米FRB、政策金利を据え置き")
+        ));
+        assert!(!other_central_banks(
+            bank("日銀が利上げ"),
+            bank("BOJ hikes to 1%")
+        ));
+        // a title naming both contradicts neither
+        assert!(!other_central_banks(
+            bank("FRB据え置き、日銀は利上げ"),
+            bank("日銀が利上げ")
+        ));
+        assert!(!other_central_banks(
+            bank("日銀が利上げ"),
+            bank("政策金利を1%に")
+        ));
+    }
+}
