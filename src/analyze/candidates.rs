@@ -17,6 +17,8 @@ pub(super) struct Cand<'t> {
     /// Written all in lower case somewhere (so a capital elsewhere was a sentence's).
     pub(super) lower: bool,
     pub(super) in_title: bool,
+    /// A lower-case phrase other items of the archive also hold (a term, not two neighbours).
+    pub(super) shared: bool,
     pub(super) displays: FxHashMap<&'t str, usize>,
 }
 
@@ -33,6 +35,60 @@ impl Cand<'_> {
                         .any(|w| super::headline::title_noun_phrase(w))))
     }
 }
+
+/// Generic nouns of a company's role, as stems (startup, maker, firm, giant, company and their
+/// plurals): a title's "Quantum startup", "Electric vehicle maker" is the subject's
+/// description, not a keyword; the words before it say what it is about.
+const ROLE_NOUNS: &[&str] = &["startup", "maker", "firm", "giant", "compani"];
+
+/// What the whole item says about its candidates, before fragments are dropped:
+/// - an English word written only with a capital, at least twice, is a name, though each time
+///   it starts a sentence ("Cloudflare open sources …" and "Cloudflare has released …"; a
+///   Title Case title's capital is no evidence);
+/// - a lower-case phrase that other items of the archive also hold is a term, not two
+///   neighbours ("memory safety", "hedge funds"), so it may be shown though the item says it
+///   once (it does not make its words fragments);
+/// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate.
+pub(super) fn mark_names_and_terms(
+    cands: &mut FxHashMap<&str, Cand>,
+    df: &DocFreq,
+    title_case: bool,
+) {
+    cands.retain(|k, _| {
+        !(k.is_ascii()
+            && k.rsplit(' ')
+                .next()
+                .is_some_and(|w| ROLE_NOUNS.contains(&w)))
+    });
+    for (k, c) in cands.iter_mut() {
+        if !k.is_ascii() {
+            continue;
+        }
+        if !c.phrase
+            && !c.lower
+            && c.count >= 2 + usize::from(title_case && c.in_title)
+            && c.displays
+                .keys()
+                .all(|d| d.starts_with(|ch: char| ch.is_ascii_uppercase()))
+        {
+            c.proper = true;
+        }
+        if c.phrase
+            && !c.proper
+            && df.df.get(&super::term_hash(k)).copied().unwrap_or(0) >= SHARED_TERM_ITEMS
+            && c.displays.keys().any(|d| {
+                d.split(' ')
+                    .all(|w| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
+            })
+        {
+            c.shared = true;
+        }
+    }
+}
+
+/// A lower-case phrase in at least this many items of the archive (this one included) is a
+/// term: see [`mark_names_and_terms`].
+const SHARED_TERM_ITEMS: u32 = 2;
 
 /// Removes the fragments of kept phrases from `cands`.
 pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>, df: &DocFreq) {
@@ -72,6 +128,7 @@ pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>, df: &DocFreq) {
         })
         .map(|(k, _)| *k)
         .chain(absorbed_words(cands, df, inside))
+        .chain(versioned_heads(cands))
         .collect();
     for k in fragments {
         cands.remove(k);
@@ -95,12 +152,14 @@ fn absorbed_words<'a>(
         .iter()
         // (a word with digits, inner capitals or in capitals is a name of its own: Zephyr-7,
         // LazyCell, GPU; the key is lower case, so its displays tell)
+        // (a two-letter acronym too: "ES" of "ES modules", where it stands only inside it)
         .filter(|(k, c)| {
             !c.phrase
                 && k.bytes().all(|b| b.is_ascii_lowercase())
-                && c.displays
-                    .keys()
-                    .all(|d| d.bytes().skip(1).all(|b| b.is_ascii_lowercase()))
+                && c.displays.keys().all(|d| {
+                    d.bytes().skip(1).all(|b| b.is_ascii_lowercase())
+                        || (d.len() == 2 && d.bytes().all(|b| b.is_ascii_uppercase()))
+                })
         })
         .filter(|(k, c)| {
             let held: usize = cands
@@ -115,6 +174,22 @@ fn absorbed_words<'a>(
             held >= c.count
         })
         .map(|(k, _)| *k)
+        .collect()
+}
+
+/// Names the title writes with their model number ("Raspberry Pi 5 goes on sale", "OnePlus 15
+/// launches …"): the bare name is the numbered one's fragment, however often the text repeats
+/// it. (A dotted release, "Collector 1.0", is the tail rule's in [`drop_fragments`].)
+fn versioned_heads<'a>(cands: &FxHashMap<&'a str, Cand>) -> Vec<&'a str> {
+    let version = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    cands
+        .iter()
+        .filter(|(_, d)| d.phrase && d.proper && d.in_title)
+        .filter_map(|(l, _)| {
+            let (head, last) = l.rsplit_once(' ')?;
+            version(last).then_some(head)
+        })
+        .filter_map(|head| cands.get_key_value(head).map(|(k, _)| *k))
         .collect()
 }
 

@@ -61,6 +61,49 @@ pub(super) struct Headline {
     pub subject_end: usize,
     /// The token index of that verb (an action, ranked low).
     pub verb: Option<usize>,
+    /// The verb of a clause after "as" ("… as Treasury auction disappoints"): the last word of
+    /// the words after it.
+    pub clause_verb: Option<usize>,
+}
+
+impl Headline {
+    /// Whether the token at `at` is one of the headline's verbs.
+    pub fn is_verb(&self, at: usize) -> bool {
+        self.verb == Some(at) || self.clause_verb == Some(at)
+    }
+}
+
+/// The verb of a title's clause after "as" (… as ETF outflows mount, … as coalition collapses,
+/// … as budget 5G models sell in India): the last of two to four words after it, before the
+/// title's end or a small word; lower-case letters only.
+fn clause_verb(toks: &[Tok], is_small: impl Fn(&str) -> bool) -> Option<usize> {
+    let at = toks
+        .iter()
+        .position(|t| t.kind == Kind::Latin && t.surface == "as")?;
+    let mut words = Vec::new();
+    let mut j = at + 1;
+    while j + 1 < toks.len() && toks[j].kind == Kind::Space {
+        let k = j + 1;
+        if !matches!(toks[k].kind, Kind::Latin | Kind::Number) {
+            break;
+        }
+        let (w, end) = super::tokens::latin_word(toks, k);
+        if is_small(&w.to_lowercase()) {
+            break;
+        }
+        words.push((k, w));
+        j = end;
+        if words.len() > 4 {
+            return None;
+        }
+    }
+    // (the clause ends at the title's end or a small word, not inside a word: "as U.S.")
+    if toks.get(j).is_some_and(|t| t.kind != Kind::Space) {
+        return None;
+    }
+    let (k, last) = words.last()?;
+    (words.len() >= 2 && last.len() >= 3 && last.bytes().all(|b| b.is_ascii_lowercase()))
+        .then_some(*k)
 }
 
 impl Headline {
@@ -70,6 +113,9 @@ impl Headline {
             title_case: title_case(text),
             ..Headline::default()
         };
+        if !h.title_case {
+            h.clause_verb = clause_verb(toks, |w| super::Analyzer::get().is_stop_en(w));
+        }
         if h.title_case {
             return h;
         }
@@ -78,8 +124,15 @@ impl Headline {
         // word in -s that is not a possessive (centers'), not the last word and not a plural
         // the text also writes after the word before it ("heat pumps" of "Heat pumps outsell
         // gas boilers"): the verb.
-        let mut j = match toks.iter().position(|t| t.kind != Kind::Space) {
-            Some(j) if toks[j].kind == Kind::Latin => j,
+        // (after a label and a colon, the headline starts: "Markets Minute: Bitcoin drops …")
+        let mut from = 0;
+        if let Some(c) = toks.iter().take(12).position(|t| t.surface == ":")
+            && toks.get(c + 1).is_some_and(|t| t.kind == Kind::Space)
+        {
+            from = c + 1;
+        }
+        let mut j = match toks[from..].iter().position(|t| t.kind != Kind::Space) {
+            Some(j) if toks[from + j].kind == Kind::Latin => from + j,
             _ => return h,
         };
         let (mut capitals, mut nouns) = (0, 0);

@@ -38,7 +38,7 @@ use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 4;
+pub const ANALYZER_VERSION: u32 = 5;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -153,6 +153,7 @@ impl Analyzer {
                 proper: false,
                 lower: false,
                 in_title: false,
+                shared: false,
                 displays: FxHashMap::default(),
             });
             c.in_title |= in_title;
@@ -167,6 +168,7 @@ impl Analyzer {
         }
         // What the site repeats in most of its items is its label, not this item's keyword.
         cands.retain(|k, _| !df.is_site_label(&item.site, k));
+        candidates::mark_names_and_terms(&mut cands, df, analysed.title_case);
         candidates::drop_fragments(&mut cands, df);
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
@@ -183,6 +185,7 @@ impl Analyzer {
                 }
                 !c.phrase
                     || c.proper
+                    || c.shared
                     || c.count >= 2
                     || (c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)))
             })
@@ -358,21 +361,21 @@ mod tests {
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {
-        // The value is FNV-1a over (version 4, the lists with their lengths), computed outside
+        // The value is FNV-1a over (version 5, the lists with their lengths), computed outside
         // Rust: a standard-library hasher would change it with a toolchain upgrade and rebuild
         // every cached df.tsv and search index.
         assert_eq!(
-            ANALYZER_VERSION, 4,
+            ANALYZER_VERSION, 5,
             "bump this test's value with the version"
         );
-        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0xa0e8_ed1f_177c_0b53);
+        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0x65c7_2cc5_7ccb_9e50);
         // Moving a word between the lists changes it.
         assert_ne!(
             fingerprint_hash("これ\nthe\n", ""),
             fingerprint_hash("これ\n", "the\n")
         );
         let f = Analyzer::get().fingerprint();
-        assert_eq!(f, format!("v4-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
+        assert_eq!(f, format!("v5-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
         assert_eq!(f, Analyzer::get().fingerprint());
     }
 

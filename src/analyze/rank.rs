@@ -192,7 +192,15 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     let mut s = 0;
     let mut e = run.len();
     let mut after_number = false;
-    while s < e {
+    let kanji_numeral = |c: char| "一二三四五六七八九十百千".contains(c);
+    // (a kanji numeral and its counter before an organisation's name start the name:
+    // 三葉フィナンシャルグループ is 三 + 葉 + フィナンシャルグループ to IPADIC)
+    let numbered_name = e >= 3
+        && run[0].kind == Kind::Number
+        && run[0].surface.chars().all(kanji_numeral)
+        && run[1].kind == Kind::Suffix
+        && (run[2].proper || ORG_TAILS.iter().any(|o| run[e - 1].surface.ends_with(o)));
+    while s < e && !numbered_name {
         let t = &run[s];
         match t.kind {
             Kind::Suffix => s += 1,
@@ -430,10 +438,14 @@ pub(super) fn weight(key: &str, proper: bool, weak: bool, phrase: bool) -> f64 {
         (true, _, true) if key.len() == 2 && key.bytes().all(|b| b.is_ascii_lowercase()) => 1.0,
         (true, _, true) => 2.0,
         (true, _, false) if org_name(key) => 2.0,
+        // (a lone two-character name is broad too: 日銀, 東証, 中国, 米国)
+        (true, _, false) if key.chars().nth(2).is_none() => 1.0,
         (true, _, false) => 1.4,
-        (false, true, _) => 0.5,
+        (false, true, _) => 0.35,
         (false, false, true) => 0.7,
-        (false, false, false) if key.chars().nth(2).is_none() => 0.8,
+        (false, false, false) if key.chars().nth(2).is_none() => 0.6,
+        // (a compound of five characters or more names one thing: 資金供給オペレーション)
+        (false, false, false) if key.chars().nth(4).is_some() => 1.2,
         (false, false, false) => 1.0,
     };
     kind * phrase

@@ -127,6 +127,7 @@ impl Analyzer {
             title,
             sentences,
             verb,
+            title_case: headline.title_case,
         }
     }
 
@@ -196,8 +197,15 @@ impl Analyzer {
                 let japanese = prev.is_some_and(|t| !t.surface.is_ascii())
                     || next.is_some_and(|t| !t.surface.is_ascii());
                 let subject = headline.is_some_and(|h| start < h.subject_end);
-                let verb = headline.is_some_and(|h| h.verb == Some(start));
-                let named = !title_case && (mid_english_sentence || japanese || subject);
+                let verb = headline.is_some_and(|h| h.is_verb(start));
+                // (so does a possessive: "Intel's Panther Lake", "Micron's HBM4 samples")
+                let possessive = word.starts_with(|c: char| c.is_ascii_uppercase())
+                    && toks
+                        .get(i)
+                        .is_some_and(|t| matches!(t.surface, "'" | "\u{2019}"))
+                    && toks.get(i + 1).is_some_and(|t| t.surface == "s");
+                let named =
+                    !title_case && (mid_english_sentence || japanese || subject || possessive);
                 self.english_word(&word, named, verb, out);
                 // Phrases: the next one or two Latin words (or a version number after a
                 // capitalised word: Windows 365, Python 3.13), each after a single space.
@@ -212,7 +220,7 @@ impl Analyzer {
                     }
                 };
                 // (never across a headline's verb: "Bitcoin drops" is no phrase)
-                let verb_at = |t: usize| headline.is_some_and(|h| h.verb == Some(t));
+                let verb_at = |t: usize| headline.is_some_and(|h| h.is_verb(t));
                 if let Some((second, j)) = next_word(i).filter(|_| !verb_at(i + 1)) {
                     self.english_phrase(&[&word, &second], named, title_case, out);
                     if let Some((third, _)) = next_word(j).filter(|_| !verb_at(j + 1)) {
@@ -224,7 +232,16 @@ impl Analyzer {
                 }
                 continue;
             }
+            let before = out.len();
             self.japanese_compound(run, out);
+            // A word alone in 「」 is a name (スーパーコンピューター「富岳」).
+            if out.len() == before + 1
+                && start > 0
+                && toks[start - 1].surface == "「"
+                && toks.get(i).is_some_and(|t| t.surface == "」")
+            {
+                out[before].proper = true;
+            }
         }
     }
 
@@ -560,6 +577,8 @@ pub struct ItemTerms<'a> {
     /// The stem of the title's verb ("falls" of "Dollar index falls to …"): no phrase of the
     /// item holds it.
     pub(super) verb: Option<String>,
+    /// The title is in Title Case (its capitals say nothing).
+    pub(super) title_case: bool,
 }
 
 /// One sentence of an item's text with its candidates and content words.
