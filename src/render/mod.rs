@@ -44,7 +44,7 @@ use crate::fetch::state::FetchState;
 use crate::fsutil;
 use crate::hash::Fp;
 use page::{Kind, Page};
-use record::{BuildState, SIZE_UNKNOWN, STATE_VERSION, confined, load_state, state_path};
+use record::{BuildState, PageRecord, STATE_VERSION, confined, load_state, state_path};
 use site::Site;
 use theme::{Filters, Theme};
 use views::Snapshots;
@@ -310,7 +310,7 @@ fn plan_build(inputs: &Inputs, site: &Site, phases: &mut Phases) -> Result<Plann
             let p = &pages[i];
             !old.pages
                 .get(&p.path)
-                .is_some_and(|r| r.0 == p.fp && r.1 != SIZE_UNKNOWN)
+                .is_some_and(|r| r.fingerprint == p.fp && r.size.is_some())
                 || !output.join(&p.path).exists()
         })
         .collect();
@@ -469,7 +469,7 @@ fn reconcile(
     let (removed, kept) = if inputs.broken.is_empty() {
         (remove_gone(&inputs.output, old, &live), Vec::new())
     } else {
-        let kept: Vec<(String, (u64, u64))> = old
+        let kept: Vec<(String, PageRecord)> = old
             .pages
             .iter()
             .filter(|(p, _)| !live.contains(p.as_str()))
@@ -488,9 +488,13 @@ fn reconcile(
             let len = sizes
                 .get(p.path.as_str())
                 .copied()
-                .or_else(|| old.pages.get(&p.path).map(|r| r.1))
+                .or_else(|| old.pages.get(&p.path).and_then(|r| r.size))
                 .unwrap_or(0);
-            (p.path.clone(), (p.fp, len))
+            let record = PageRecord {
+                fingerprint: p.fp,
+                size: Some(len),
+            };
+            (p.path.clone(), record)
         })
         .chain(kept)
         .collect();
@@ -508,7 +512,7 @@ fn reconcile(
     // What this build and the last ones wrote, from the record: walking the output folder took
     // longer than the rest of an hourly build at three years (93,000 files).
     let size = size::SiteSize::of_record(
-        state.pages.values().map(|r| r.1),
+        state.pages.values().map(|r| r.size.unwrap_or(0)),
         inputs.theme.statics.values().map(|b| b.len() as u64),
         state.search_months.values().map(|(_, m)| m),
         rendered.search.manifest_bytes,

@@ -209,7 +209,7 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::content::archive::{Archive, Digest, Entry};
+    use crate::content::archive::{Archive, Digest, ListedItem};
 
     /// `days` days of two digests each (08:00 and 09:00 in Tokyo): "steady" once in every
     /// digest, "burst" five more times in each digest of the last day only.
@@ -229,7 +229,7 @@ mod tests {
                 for i in 0..=burst {
                     let k = u32::from(i > 0);
                     a.keywords.items[k as usize].push(a.items.len() as u32);
-                    a.items.push(Entry {
+                    a.items.push(ListedItem {
                         digest: d,
                         index: i,
                         title: String::new(),
