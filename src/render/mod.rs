@@ -45,8 +45,9 @@ use crate::fsutil;
 use crate::hash::Fp;
 use page::{Kind, Page};
 use record::{BuildState, PageRecord, STATE_VERSION, confined, load_state, state_path};
+use site::BaseUrl;
 use site::Site;
-use theme::{Filters, Theme};
+use theme::Theme;
 use views::Snapshots;
 
 /// The default output folder at the site root.
@@ -165,7 +166,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let started = Instant::now();
     let mut phases = Phases::new(started);
     let inputs = load(root, opts, &mut phases)?;
-    let site = Site::new(&inputs.config, &inputs.archive, inputs.base_url.clone());
+    let site = Site::new(&inputs.config, &inputs.archive, inputs.base.clone());
     phases.end("site");
     let planned = plan_build(&inputs, &site, &mut phases)?;
     let rendered = render(&inputs, &site, &planned, &mut phases)?;
@@ -197,8 +198,8 @@ struct Inputs {
     config: Config,
     /// matome.toml's bytes (every fingerprint covers them).
     config_text: Vec<u8>,
-    /// `--base-url` or the config's, normalised.
-    base_url: String,
+    /// `--base-url` or the config's, normalised: the one the site and the theme read.
+    base: std::sync::Arc<BaseUrl>,
     /// The output folder, canonical.
     output: PathBuf,
     /// Held until the build ends: a fetch may be writing content/.
@@ -238,12 +239,8 @@ fn load(root: &Path, opts: &BuildOptions, phases: &mut Phases) -> Result<Inputs>
     phases.end("archive");
     let search = crate::search::index::update(root, &config, &archive)?;
     phases.end("search index");
-    let filters = Filters {
-        base_url: base_url.clone(),
-        base_path: site::base_path(&base_url),
-        timezone: config.timezone,
-    };
-    let theme = Theme::load(root, &config.theme, filters)?;
+    let base = BaseUrl::new(base_url);
+    let theme = Theme::load(root, &config.theme, base.clone(), config.timezone)?;
     theme
         .warnings
         .iter()
@@ -258,7 +255,7 @@ fn load(root: &Path, opts: &BuildOptions, phases: &mut Phases) -> Result<Inputs>
         root: root.to_path_buf(),
         config,
         config_text,
-        base_url,
+        base,
         output,
         _lock: lock,
         archive,
@@ -292,7 +289,7 @@ fn plan_build(inputs: &Inputs, site: &Site, phases: &mut Phases) -> Result<Plann
     let mut global = Fp::new("build");
     global
         .str(env!("CARGO_PKG_VERSION"))
-        .str(&inputs.base_url)
+        .str(inputs.base.url())
         .u64(inputs.theme.fingerprint)
         .bytes(&inputs.config_text)
         // Names given long slugs (their URLs depend on other names): rare, then a full build.
@@ -364,7 +361,7 @@ fn render(
         || {
             let source = crate::search::site_index::Source {
                 archive: site.archive,
-                tz: site.tz,
+                tz: site.tz(),
                 digest_url: &|d| site.digest_url(d),
             };
             crate::search::site_index::write(
@@ -500,7 +497,7 @@ fn reconcile(
         .collect();
     let state = BuildState {
         version: STATE_VERSION,
-        base_url: inputs.base_url.clone(),
+        base_url: inputs.base.url().to_string(),
         pages,
         statics: inputs.theme.statics.keys().cloned().collect(),
         search_months: rendered.search.months,

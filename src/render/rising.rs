@@ -165,7 +165,7 @@ pub(crate) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
         .into_iter()
         .map(|(k, n)| {
             let link = site.term_link(Tax::Keyword, k);
-            let href = (!link.url.is_empty()).then(|| format!("{}{}", site.base_path, link.url));
+            let href = (!link.url.is_empty()).then(|| format!("{}{}", site.base_path(), link.url));
             (k, n, href)
         })
         .collect();
@@ -271,7 +271,11 @@ mod tests {
     fn rising_words_take_each_period_of_their_window_once() {
         let (config, days, window) = (config(), 30, 7);
         let archive = archive(days);
-        let site = Site::new(&config, &archive, config.base_url.clone());
+        let site = Site::new(
+            &config,
+            &archive,
+            crate::render::site::BaseUrl::new(config.base_url.clone()),
+        );
         assert_eq!(site.days.len(), days);
         let c = Counts::days();
         let rising = rising_at(&site, &c, days - 1, window);
@@ -294,7 +298,11 @@ mod tests {
     fn a_days_counts_are_its_own_digests() {
         let (config, days) = (config(), 12);
         let archive = archive(days);
-        let site = Site::new(&config, &archive, config.base_url.clone());
+        let site = Site::new(
+            &config,
+            &archive,
+            crate::render::site::BaseUrl::new(config.base_url.clone()),
+        );
         let c = Counts::days();
         for p in 0..days - 1 {
             assert_eq!(*c.period(&site, p), (vec![(0, 2)], 2), "day {p}");

@@ -208,8 +208,8 @@ pub(crate) fn layout<'s, T: Serialize>(
     Layout {
         site: SiteView {
             title: &site.config.title,
-            base_url: &site.base_url,
-            base_path: &site.base_path,
+            base_url: site.base_url(),
+            base_path: site.base_path(),
             language: site.strings.lang,
             generator: format!("matome {}", env!("CARGO_PKG_VERSION")),
         },
