@@ -555,6 +555,7 @@ fn remove_gone(output: &Path, old: &BuildState, live: &std::collections::HashSet
 /// that cannot save it still succeeded, and one lost in a crash means a full build (no fsync).
 fn save_record(inputs: &Inputs, old: &BuildState, state: &BuildState, changed: bool) {
     if (changed
+        || old.version != state.version
         || old.base_url != state.base_url
         || old.statics != state.statics
         || old.search_months.keys().ne(state.search_months.keys()))

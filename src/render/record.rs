@@ -61,7 +61,8 @@ pub(super) fn load_state(path: &Path) -> BuildState {
 }
 
 /// A record of version 5 (each page's fingerprint and size as a pair): what it says, read once
-/// after an upgrade so that the next build renders nothing more than it would have.
+/// after an upgrade so that the next build renders nothing more than it would have. An older
+/// record keeps its version here, so the build saves it in this one.
 fn state_v5(bytes: &[u8]) -> Option<BuildState> {
     #[derive(Deserialize)]
     struct V5 {
@@ -73,7 +74,7 @@ fn state_v5(bytes: &[u8]) -> Option<BuildState> {
     }
     let v5: V5 = fsutil::from_sealed(bytes)?;
     (v5.version == 5).then(|| BuildState {
-        version: STATE_VERSION,
+        version: v5.version,
         base_url: v5.base_url,
         pages: v5
             .pages
@@ -106,7 +107,7 @@ fn legacy_state(bytes: &[u8]) -> Option<BuildState> {
     }
     let v4: V4 = postcard::from_bytes(body).ok()?;
     (v4.version == 4).then(|| BuildState {
-        version: STATE_VERSION,
+        version: v4.version,
         base_url: v4.base_url,
         pages: v4
             .pages

@@ -318,6 +318,15 @@ fn a_build_record_of_version_5_is_read_for_what_it_says() {
     assert_eq!(report.size, first.size);
     let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
     assert_eq!(r.version, 6, "saved in this version again");
+
+    // A build with nothing to do saves an older record in this version too.
+    old.pages.remove(gone);
+    let sealed = matome::fsutil::seal(postcard::to_stdvec(&old).unwrap());
+    std::fs::write(&record, sealed).unwrap();
+    let report = matome::render::build(site.root(), &Default::default()).unwrap();
+    assert_eq!((report.rendered, report.removed), (0, 0), "{report:?}");
+    let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(r.version, 6);
 }
 
 /// `.matome/search/files.json` says which snapshot files the index holds; one out of step with
