@@ -270,7 +270,8 @@ impl<'a> Run<'a> {
             .retain(|url, _| configured.contains(url.as_str()));
         self.report.new_items = new_items.len();
         if !new_items.is_empty() {
-            let written = stories::decide_and_write(root, config, now, new_items, &mut self.archive)?;
+            let written =
+                stories::decide_and_write(root, config, now, new_items, &mut self.archive)?;
             self.report.written = Some(written);
         }
         if let Some(df) = df {
