@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 
 use matome::config::Language;
 use matome::content::{Snapshot, snapshot_paths};
+use matome::render::site::BaseUrl;
 use matome::render::strings::Strings;
-use matome::render::theme::{Filters, Theme};
+use matome::render::theme::Theme;
 use matome::search::static_index::{MonthShard, StaticDoc, write_manifest, write_month};
 use serde_json::{Value, json};
 
@@ -337,11 +338,8 @@ fn write_page(public: &Path) {
     let theme = Theme::load(
         empty.path(),
         "default",
-        Filters {
-            base_url: "https://example.github.io/repo/".into(),
-            base_path: "/repo/".into(),
-            timezone: chrono_tz::Asia::Tokyo,
-        },
+        BaseUrl::new("https://example.github.io/repo/"),
+        chrono_tz::Asia::Tokyo,
     )
     .unwrap();
     let view = json!({

@@ -2,9 +2,10 @@
 //!
 //! Owns parsing and validating the config (title, base_url, language, time zone, fetch settings,
 //! the feed list). It does not fetch anything; `matome feeds import` lives in [`crate::import`].
-//! Every error names the file, the key and the line. Beside it: `[[publish]]` and `[alerts]` in
-//! [`publish`], `[deploy]` in [`deploy`], every numeric setting's key, default, range and help
-//! in [`settings`] (checked as read by `ranges.rs`), the unit tests in `config/tests.rs`.
+//! Every error names the file, the key and the line. Beside it: `[[feeds]]` in `feeds.rs`,
+//! `[[publish]]` and `[alerts]` in [`publish`], `[deploy]` in [`deploy`], every numeric
+//! setting's key, default, range and help in [`settings`] (checked as read by `ranges.rs`), the
+//! unit tests in `config/tests.rs`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,12 +18,14 @@ use crate::text::line_of;
 
 pub mod allow_private;
 pub mod deploy;
+mod feeds;
 pub mod publish;
 mod ranges;
 pub mod settings;
 pub mod stories;
 
 pub use deploy::DeploySettings;
+pub use feeds::{FeedConfig, FeedKind, check_feed_url};
 use ranges::{Int, Ranges, Real};
 use settings as s;
 pub use stories::StorySettings;
@@ -125,26 +128,6 @@ impl Default for BuildSettings {
             size_warning_mb: s::BUILD_SIZE_WARNING_MB.usize(),
         }
     }
-}
-
-/// One `[[feeds]]` entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FeedConfig {
-    pub url: String,
-    pub category: String,
-    /// The site name shown on pages; `None` means "the feed's own title".
-    pub site: Option<String>,
-    pub kind: FeedKind,
-}
-
-/// What a feed's items are.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum FeedKind {
-    /// News: items with 頻出ワード and summaries (the default).
-    #[default]
-    News,
-    /// Trend words with their search volume (Google Trends' RSS): `kind = "trends"`.
-    Trends,
 }
 
 /// `[fetch]`: how politely and how defensively feeds are fetched.
@@ -274,7 +257,7 @@ struct RawConfig {
     #[serde(default)]
     stories: stories::RawStories,
     #[serde(default)]
-    feeds: Vec<RawFeed>,
+    feeds: Vec<feeds::RawFeed>,
     #[serde(default)]
     publish: Vec<publish::RawPublish>,
     #[serde(default)]
@@ -332,77 +315,6 @@ struct RawBuild {
     keyword_min_sites: Int,
     keyword_max_pages: Int,
     size_warning_mb: Int,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFeed {
-    url: Spanned<String>,
-    category: Spanned<String>,
-    #[serde(default)]
-    site: Option<String>,
-    #[serde(default)]
-    kind: Option<Spanned<String>>,
-}
-
-/// Checks that `url` is an absolute http(s) URL; the error says what is wrong.
-pub fn check_feed_url(url: &str) -> Result<(), String> {
-    match url::Url::parse(url) {
-        Ok(u) if crate::text::is_http_url(&u) => Ok(()),
-        Ok(u) => Err(format!(
-            "`{url}` is not an http(s) URL (scheme `{}`)",
-            u.scheme()
-        )),
-        Err(e) => Err(format!("`{url}` is not a valid URL: {e}")),
-    }
-}
-
-/// `[[feeds]]`: each URL an http(s) URL listed once, each with a category.
-fn feeds(
-    raw: Vec<RawFeed>,
-    text: &str,
-    at: &dyn Fn(std::ops::Range<usize>) -> String,
-) -> Result<Vec<FeedConfig>> {
-    let mut feeds: Vec<FeedConfig> = Vec::with_capacity(raw.len());
-    let mut seen = std::collections::HashMap::new();
-    for f in raw {
-        let url = f.url.get_ref().trim().to_string();
-        if let Err(why) = check_feed_url(&url) {
-            bail!("{}: feeds.url: {why}", at(f.url.span()));
-        }
-        if let Some(first) = seen.insert(url.clone(), line_of(text, f.url.span().start)) {
-            bail!(
-                "{}: feeds.url: `{url}` is listed twice (first on line {first}); remove one",
-                at(f.url.span())
-            );
-        }
-        let category = f.category.get_ref().trim().to_string();
-        if category.is_empty() {
-            bail!(
-                "{}: feeds.category must not be empty",
-                at(f.category.span())
-            );
-        }
-        let site = f
-            .site
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty());
-        let kind = match f.kind.as_ref().map(|k| k.get_ref().as_str()) {
-            None | Some("news") => FeedKind::News,
-            Some("trends") => FeedKind::Trends,
-            Some(other) => bail!(
-                "{}: feeds.kind must be \"news\" or \"trends\", not {other:?}",
-                at(f.kind.as_ref().expect("some").span())
-            ),
-        };
-        feeds.push(FeedConfig {
-            url,
-            category,
-            site,
-            kind,
-        });
-    }
-    Ok(feeds)
 }
 
 impl RawAnalyze {
@@ -479,7 +391,7 @@ impl Config {
         let build = raw.build.settings(&r)?;
         let trends = raw.trends.settings(&r)?;
         let stories = raw.stories.settings(&r)?;
-        let feeds = feeds(raw.feeds, text, &at)?;
+        let feeds = feeds::read(raw.feeds, text, &at)?;
         let publish = publish::publish_targets(raw.publish, text, &at)?;
         let alerts = publish::alert_settings(raw.alerts, name, &at)?;
         let deploy = raw

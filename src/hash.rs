@@ -1,7 +1,8 @@
 //! The hashes matome saves to disk, fixed across Rust releases and platforms (unlike `std`'s
 //! `DefaultHasher`): 64-bit FNV-1a of bytes ([`fnv1a`]: content hashes, the names of per-output
 //! records) and the one fingerprint builder ([`Fp`]) every output file's fingerprint, the
-//! build's global one and each static search month's are made with. Two other hashes are on
+//! build's global one and each static search month's are made with; and [`hex`], the one hex
+//! encoding of bytes (an item key as a story ID, digests in deploy manifests and requests). Two other hashes are on
 //! disk and are not this module's: item keys are a truncated SHA-256
 //! ([`crate::content::ItemKey`]) and sealed cache files carry a CRC-32 ([`crate::fsutil::seal`]).
 //! Not for anything an attacker could exploit by choosing collisions: every cache it guards is

@@ -13,7 +13,7 @@ pub const LOCK_FILE: &str = ".matome.lock";
 pub const FETCH_STATE_FILE: &str = "fetch-state.json";
 /// What each publish target was sent, committed ([`crate::publish::state`]).
 pub const PUBLISH_STATE_FILE: &str = "publish-state.json";
-/// What `matome theme eject` copied, committed ([`crate::render::overrides::MANIFEST`]).
+/// What `matome theme eject` copied, committed (read by [`crate::render::overrides`]).
 pub const EJECTED_RECORD: &str = ".matome-ejected.toml";
 /// How a temporary file matome writes begins (then random characters and `.tmp`).
 pub const TEMP_PREFIX: &str = ".matome.";

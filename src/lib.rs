@@ -30,7 +30,7 @@
 //! - [`text`]: untrusted feed text made plain (HTML to text, bounds), escaping, shared small
 //!   facts.
 //! - [`fsutil`]: atomic writes, the committed state files, sealed caches, the site lock.
-//! - [`hash`]: the FNV-1a hash saved to disk (content hashes, fingerprints).
+//! - [`hash`]: the FNV-1a hash saved to disk (content hashes, fingerprints), hex of bytes.
 //! - [`layout`]: the name of every file matome keeps in a site.
 //! - [`backoff`]: the back-off after failures, shared by feeds and publish targets.
 

@@ -24,7 +24,7 @@ pub struct ContentReport {
     pub files: usize,
     pub items: usize,
     /// Files not taken from the keys view this time (loaded from their record or parsed).
-    pub parsed: usize,
+    pub refreshed: usize,
 }
 
 /// Checks every snapshot file of the site at `root`; `all` parses every one.
@@ -37,7 +37,7 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
             return r;
         }
     };
-    r.parsed = keys.parsed_files;
+    r.refreshed = keys.refreshed_files;
     r.files = keys.files.len() + keys.broken.len();
     // Every file in path order: its entry, or why it does not load.
     let mut files: Vec<(&str, Result<&content::keys::FileKeys, &str>)> = keys
@@ -122,19 +122,19 @@ mod tests {
         let dir = site();
         let root = dir.path();
         let first = check(root, None, false);
-        assert_eq!((first.files, first.items, first.parsed), (1, 1, 1));
+        assert_eq!((first.files, first.items, first.refreshed), (1, 1, 1));
         assert!(first.problems.is_empty(), "{:?}", first.problems);
         // The same item in a file for another hour: both problems, in path order.
         let other = root.join("content/2021/07/21/0900.md");
         std::fs::create_dir_all(other.parent().unwrap()).unwrap();
         std::fs::write(&other, FILE).unwrap();
         let second = check(root, None, false);
-        assert_eq!(second.parsed, 1, "only the new file");
+        assert_eq!(second.refreshed, 1, "only the new file");
         assert_eq!(second.problems.len(), 2, "{:?}", second.problems);
         assert!(second.problems[0].contains("its hour is"));
         assert!(second.problems[1].contains("is also in content/2021/07/20/0800.md"));
         let third = check(root, None, false);
-        assert_eq!(third.parsed, 0);
+        assert_eq!(third.refreshed, 0);
         assert_eq!(third.problems, second.problems);
         // A new time with the same bytes is read, not parsed; --all parses everything.
         let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
@@ -144,12 +144,12 @@ mod tests {
             .unwrap()
             .set_modified(t)
             .unwrap();
-        assert_eq!(check(root, None, false).parsed, 0);
-        assert_eq!(check(root, None, true).parsed, 2);
+        assert_eq!(check(root, None, false).refreshed, 0);
+        assert_eq!(check(root, None, true).refreshed, 2);
         // A broken view is rebuilt.
         std::fs::write(crate::layout::keys_cache(root), b"junk").unwrap();
         let rebuilt = check(root, None, false);
-        assert_eq!(rebuilt.parsed, 2);
+        assert_eq!(rebuilt.refreshed, 2);
         assert_eq!(rebuilt.problems, second.problems);
     }
 
@@ -161,7 +161,7 @@ mod tests {
         let p = root.join("content/2021/07/20/0800.md");
         std::fs::write(&p, "+++\nhour = 1\n+++\n").unwrap();
         let r = check(root, None, false);
-        assert_eq!(r.parsed, 1);
+        assert_eq!(r.refreshed, 1);
         assert_eq!(r.problems.len(), 1);
         assert!(r.problems[0].contains("0800.md:2"), "{:?}", r.problems);
         assert_eq!(check(root, None, false).problems, r.problems);

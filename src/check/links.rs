@@ -184,66 +184,18 @@ fn load(path: &Path) -> Result<Record, String> {
 pub fn check(root: &Path, output: &Path, base_url: &str, all: bool) -> Result<LinkReport> {
     let base = url::Url::parse(base_url).with_context(|| format!("the base URL {base_url:?}"))?;
     let mut report = LinkReport::default();
-    let out_str = output.to_string_lossy().into_owned();
     let record_file = record_path(root, output);
     let pending = changes::load(root, output);
-    let previous = load(&record_file).and_then(|r| {
-        if r.format != FORMAT || r.version != env!("CARGO_PKG_VERSION") {
-            Err(format!(
-                "the link record was written by matome {} (this is {})",
-                r.version,
-                env!("CARGO_PKG_VERSION")
-            ))
-        } else if r.output != out_str || r.base_url != base_url {
-            Err(format!(
-                "the link record is for {} at {}, not {} at {base_url}",
-                r.output,
-                r.base_url,
-                output.display()
-            ))
-        } else {
-            match &pending {
-                None => Err("no record of the pages builds wrote since the last check".into()),
-                Some(p) if p.lost => {
-                    Err("a build found its record of written pages missing or corrupt".into())
-                }
-                Some(_) => Ok(r),
-            }
-        }
-    });
+    let previous = trusted_record(&record_file, pending.as_ref(), output, base_url);
     let written = pending.map(|p| p.written).unwrap_or_default();
-
     let mut targets = Targets::default();
     let record = match previous {
-        Ok(mut record) if !all => {
-            for (i, t) in record.targets.iter().enumerate() {
-                targets.ids.insert(t.clone(), i as u32);
-            }
-            // Pages gone from the output leave the record.
-            let gone: Vec<String> = record
-                .pages
-                .par_iter()
-                .filter(|(p, _)| !output.join(p).is_file())
-                .map(|(p, _)| p.clone())
-                .collect();
-            for p in gone {
-                record.pages.remove(&p);
-            }
-            // A page written again from the fingerprint it was checked at has the same bytes
-            // (builds are deterministic): an output folder built anew is not read again.
-            let mut todo: Vec<(String, u64)> = Vec::new();
-            for (p, fp) in written {
-                if !p.ends_with(".html") || !plain(&p) {
-                    continue;
-                }
-                if fp != 0 && record.pages.get(&p).is_some_and(|l| l.fp == fp) {
-                    report.unchanged += 1;
-                } else if output.join(&p).is_file() {
-                    todo.push((p, fp));
-                }
-            }
-            read_pages(output, &base, &todo, &mut record, &mut targets, &mut report)?;
-            record
+        Ok(record) if !all => {
+            let pages = Pages {
+                output,
+                base: &base,
+            };
+            pages.read_written(record, written, &mut targets, &mut report)?
         }
         previous => {
             report.full = true;
@@ -255,35 +207,11 @@ pub fn check(root: &Path, output: &Path, base_url: &str, all: bool) -> Result<Li
                 Err(_) => {}
             }
             fps.extend(written);
-            let mut all_pages = Vec::new();
-            for entry in walkdir::WalkDir::new(output).sort_by_file_name() {
-                let entry = entry.with_context(|| format!("listing {}", output.display()))?;
-                let path = entry.path();
-                if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "html") {
-                    continue;
-                }
-                let rel = path.strip_prefix(output).unwrap_or(path);
-                let rel = rel.to_string_lossy().replace('\\', "/");
-                let fp = fps.get(&rel).copied().unwrap_or(0);
-                all_pages.push((rel, fp));
-            }
-            drop(fps);
-            let mut record = Record {
-                format: FORMAT,
-                version: env!("CARGO_PKG_VERSION").to_string(),
-                output: out_str.clone(),
-                base_url: base_url.to_string(),
-                ..Record::default()
-            };
-            read_pages(
+            let pages = Pages {
                 output,
-                &base,
-                &all_pages,
-                &mut record,
-                &mut targets,
-                &mut report,
-            )?;
-            record
+                base: &base,
+            };
+            pages.read_every(base_url, fps, &mut targets, &mut report)?
         }
     };
     drop(targets);
@@ -299,6 +227,122 @@ pub fn check(root: &Path, output: &Path, base_url: &str, all: bool) -> Result<Li
         );
     }
     Ok(report)
+}
+
+/// The last check's record, if it can be trusted for this output folder and base URL with the
+/// builds' record of the pages written since (`pending`); else why not.
+fn trusted_record(
+    record_file: &Path,
+    pending: Option<&changes::Pending>,
+    output: &Path,
+    base_url: &str,
+) -> Result<Record, String> {
+    let r = load(record_file)?;
+    if r.format != FORMAT || r.version != env!("CARGO_PKG_VERSION") {
+        return Err(format!(
+            "the link record was written by matome {} (this is {})",
+            r.version,
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    if r.output != output.to_string_lossy() || r.base_url != base_url {
+        return Err(format!(
+            "the link record is for {} at {}, not {} at {base_url}",
+            r.output,
+            r.base_url,
+            output.display()
+        ));
+    }
+    match pending {
+        None => Err("no record of the pages builds wrote since the last check".into()),
+        Some(p) if p.lost => {
+            Err("a build found its record of written pages missing or corrupt".into())
+        }
+        Some(_) => Ok(r),
+    }
+}
+
+/// The built site whose pages' links are read.
+struct Pages<'a> {
+    output: &'a Path,
+    base: &'a url::Url,
+}
+
+impl Pages<'_> {
+    /// The last check's `record` brought up to date: pages gone leave it, and the pages builds
+    /// wrote since (`written`, each with its fingerprint) are read unless written from the
+    /// fingerprint they were checked at.
+    fn read_written(
+        &self,
+        mut record: Record,
+        written: std::collections::BTreeMap<String, u64>,
+        targets: &mut Targets,
+        report: &mut LinkReport,
+    ) -> Result<Record> {
+        let output = self.output;
+        for (i, t) in record.targets.iter().enumerate() {
+            targets.ids.insert(t.clone(), i as u32);
+        }
+        // Pages gone from the output leave the record.
+        let gone: Vec<String> = record
+            .pages
+            .par_iter()
+            .filter(|(p, _)| !output.join(p).is_file())
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in gone {
+            record.pages.remove(&p);
+        }
+        // A page written again from the fingerprint it was checked at has the same bytes
+        // (builds are deterministic): an output folder built anew is not read again.
+        let mut todo: Vec<(String, u64)> = Vec::new();
+        for (p, fp) in written {
+            if !p.ends_with(".html") || !plain(&p) {
+                continue;
+            }
+            if fp != 0 && record.pages.get(&p).is_some_and(|l| l.fp == fp) {
+                report.unchanged += 1;
+            } else if output.join(&p).is_file() {
+                todo.push((p, fp));
+            }
+        }
+        read_pages(output, self.base, &todo, &mut record, targets, report)?;
+        Ok(record)
+    }
+
+    /// A new record of every HTML page of the output folder, each with the fingerprint it was
+    /// written from where `fps` knows it.
+    fn read_every(
+        &self,
+        base_url: &str,
+        fps: FxHashMap<String, u64>,
+        targets: &mut Targets,
+        report: &mut LinkReport,
+    ) -> Result<Record> {
+        let output = self.output;
+        let mut all_pages = Vec::new();
+        for entry in walkdir::WalkDir::new(output).sort_by_file_name() {
+            let entry = entry.with_context(|| format!("listing {}", output.display()))?;
+            let path = entry.path();
+            if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "html") {
+                continue;
+            }
+            let rel = path.strip_prefix(output).unwrap_or(path);
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            let fp = fps.get(&rel).copied().unwrap_or(0);
+            all_pages.push((rel, fp));
+        }
+        drop(fps);
+        let mut record = Record {
+            format: FORMAT,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            output: output.to_string_lossy().into_owned(),
+            base_url: base_url.to_string(),
+            ..Record::default()
+        };
+        read_pages(output, self.base, &all_pages, &mut record, targets, report)?;
+        Ok(record)
+    }
 }
 
 /// A path read from a cache: relative, plain names only.

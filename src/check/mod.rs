@@ -26,8 +26,6 @@ pub struct CheckReport {
     pub items: usize,
     pub pages: usize,
     pub links: usize,
-    /// Content files parsed (the rest came from the check's record of them).
-    pub parsed_files: usize,
     /// What the link check read and why (see [`links::LinkReport`]).
     pub link_check: links::LinkReport,
 }
@@ -54,7 +52,6 @@ pub fn check(root: &Path, output: Option<PathBuf>, all: bool) -> Result<CheckRep
     let mut c = content::check(root, config.as_ref(), all);
     r.content_files = c.files;
     r.items = c.items;
-    r.parsed_files = c.parsed;
     r.problems.append(&mut c.problems);
     let t_content = started.elapsed();
     let output = output.unwrap_or_else(|| root.join(crate::render::OUTPUT_DIR));

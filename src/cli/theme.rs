@@ -59,7 +59,7 @@ pub fn run(root: &Path, command: ThemeCommand) -> Result<ExitCode> {
     if !r.written.is_empty() {
         println!(
             "recorded in {} (commit it with them)",
-            crate::render::overrides::MANIFEST
+            crate::layout::EJECTED_RECORD
         );
     }
     Ok(if r.refused.is_empty() {

@@ -8,6 +8,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::check_feed_url;
+use super::ranges::{Int, Ranges};
+use super::settings as s;
 
 /// `[deploy]`: the S3-compatible bucket `matome deploy` publishes the built site to.
 /// Credentials never live here: they come from the environment (`AWS_ACCESS_KEY_ID`, …).
@@ -36,10 +38,6 @@ pub struct DeploySettings {
 }
 
 impl DeploySettings {
-    pub const DEFAULT_CONCURRENCY: usize = 8;
-    pub const DEFAULT_RETRIES: usize = 4;
-    pub const DEFAULT_THROTTLE_WAIT_SECS: u64 = 300;
-    pub const MAX_THROTTLE_WAIT_SECS: u64 = 3600;
     pub const DEFAULT_CACHE_CONTROL: &str = "public, max-age=300";
     pub const DEFAULT_CACHE_CONTROL_IMMUTABLE: &str = "public, max-age=31536000, immutable";
 }
@@ -75,9 +73,9 @@ pub(crate) struct RawDeploy {
     url: Spanned<String>,
     region: Option<String>,
     endpoint: Option<Spanned<String>>,
-    concurrency: Option<Spanned<usize>>,
-    retries: Option<Spanned<usize>>,
-    throttle_wait: Option<Spanned<u64>>,
+    concurrency: Int,
+    retries: Int,
+    throttle_wait: Int,
     cache_control: Option<Spanned<String>>,
     cache_control_immutable: Option<Spanned<String>>,
 }
@@ -103,26 +101,10 @@ pub(crate) fn deploy_settings(
             Some(v)
         }
     };
-    let concurrency = match raw.concurrency {
-        None => DeploySettings::DEFAULT_CONCURRENCY,
-        Some(c) if (1..=256).contains(c.get_ref()) => *c.get_ref(),
-        Some(c) => bail!("{}: deploy.concurrency must be 1 to 256", at(c.span())),
-    };
-    let retries = match raw.retries {
-        None => DeploySettings::DEFAULT_RETRIES,
-        Some(r) if *r.get_ref() <= 20 => *r.get_ref(),
-        Some(r) => bail!("{}: deploy.retries must be 0 to 20", at(r.span())),
-    };
-    let throttle_wait = match raw.throttle_wait {
-        None => DeploySettings::DEFAULT_THROTTLE_WAIT_SECS,
-        Some(t) if *t.get_ref() <= DeploySettings::MAX_THROTTLE_WAIT_SECS => *t.get_ref(),
-        Some(t) => bail!(
-            "{}: deploy.throttle_wait must be 0 to {} seconds, not {}",
-            at(t.span()),
-            DeploySettings::MAX_THROTTLE_WAIT_SECS,
-            t.get_ref()
-        ),
-    };
+    let r = Ranges { at };
+    let concurrency = r.int(raw.concurrency, &s::DEPLOY_CONCURRENCY)?;
+    let retries = r.int(raw.retries, &s::DEPLOY_RETRIES)?;
+    let throttle_wait: u64 = r.int(raw.throttle_wait, &s::DEPLOY_THROTTLE_WAIT)?;
     let header = |v: Option<Spanned<String>>, key: &str, default: &str| -> Result<String> {
         match v {
             None => Ok(default.to_string()),

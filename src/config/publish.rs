@@ -14,6 +14,9 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::ranges::{Number, default_whole, whole};
+use super::settings::{self as s, Setting};
+
 /// What kind of service a target posts to (its `kind` in matome.toml).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PublishKind {
@@ -187,13 +190,13 @@ macro_rules! raw_target {
             #[serde(default)]
             name: Option<String>,
             #[serde(default)]
-            hashtags: Option<i64>,
+            hashtags: Option<Number>,
             #[serde(default)]
             trends: Option<bool>,
             #[serde(default)]
-            max_posts_per_run: Option<i64>,
+            max_posts_per_run: Option<Number>,
             #[serde(default)]
-            max_age_hours: Option<i64>,
+            max_age_hours: Option<Number>,
             #[serde(default)]
             what: Option<String>,
             $(#[serde(default)] $field: Option<$ty>,)*
@@ -223,7 +226,7 @@ raw_target!(RawMastodon {
     instance: String,
     token_env: String,
     visibility: String,
-    max_chars: i64
+    max_chars: Number
 });
 raw_target!(RawChat {
     url_env: String,
@@ -247,7 +250,7 @@ raw_target!(RawHatena {
     consumer_secret_env: String,
     access_token_env: String,
     access_token_secret_env: String,
-    bookmarks_per_digest: i64,
+    bookmarks_per_digest: Number,
     categories: Vec<String>
 });
 
@@ -266,10 +269,10 @@ pub(crate) enum RawTarget {
 
 struct Common<'a> {
     name: Option<&'a str>,
-    hashtags: Option<i64>,
+    hashtags: Option<Number>,
     trends: Option<bool>,
-    max_posts_per_run: Option<i64>,
-    max_age_hours: Option<i64>,
+    max_posts_per_run: Option<Number>,
+    max_age_hours: Option<Number>,
     what: Option<&'a str>,
 }
 
@@ -333,14 +336,15 @@ impl Table<'_> {
         Ok(s.trim_end_matches('/').to_string())
     }
 
-    fn range(&self, v: Option<i64>, key: &str, min: i64, max: i64, default: i64) -> Result<i64> {
+    /// A whole number of this table checked against its declaration (`publish.KEY`), else the
+    /// declared default.
+    fn int<T: TryFrom<i64>>(&self, v: Option<Number>, s: &Setting) -> Result<T> {
         match v {
-            None => Ok(default),
-            Some(n) if (min..=max).contains(&n) => Ok(n),
-            Some(n) => bail!(
-                "{}: publish.{key} must be {min}–{max}, not {n}",
-                self.key(key)
-            ),
+            None => default_whole(s),
+            Some(n) => {
+                let key = s.key.strip_prefix("publish.").unwrap_or(s.key);
+                whole(n, s, &self.key(key))
+            }
         }
     }
 }
@@ -454,13 +458,8 @@ fn service(raw: &RawTarget, name: &str, t: &Table) -> Result<Service> {
                 &r.access_token_env,
                 &r.access_token_secret_env,
             )?,
-            bookmarks_per_digest: t.range(
-                r.bookmarks_per_digest,
-                "bookmarks_per_digest",
-                1,
-                100,
-                3,
-            )? as usize,
+            bookmarks_per_digest: t
+                .int(r.bookmarks_per_digest, &s::PUBLISH_BOOKMARKS_PER_DIGEST)?,
             categories: r.categories.clone().unwrap_or_default(),
         }),
     })
@@ -504,9 +503,10 @@ fn mastodon(r: &RawMastodon, t: &Table) -> Result<Mastodon> {
             t.key("visibility")
         ),
     };
+    // Absent: the instance's own limit (`PUBLISH_MAX_CHARS.unset`), so no default here.
     let max_chars = match r.max_chars {
         None => None,
-        Some(_) => Some(t.range(r.max_chars, "max_chars", 100, 1_000_000, 500)? as usize),
+        Some(n) => Some(t.int(Some(n), &s::PUBLISH_MAX_CHARS)?),
     };
     Ok(Mastodon {
         instance: t.url(i, "instance")?,
@@ -578,11 +578,10 @@ pub(crate) fn publish_targets(
             ),
         };
         out.push(PublishTarget {
-            hashtags: t.range(c.hashtags, "hashtags", 0, 100, 3)? as usize,
+            hashtags: t.int(c.hashtags, &s::PUBLISH_HASHTAGS)?,
             trends: c.trends.unwrap_or(true),
-            max_posts_per_run: t.range(c.max_posts_per_run, "max_posts_per_run", 1, 1000, 3)?
-                as usize,
-            max_age_hours: t.range(c.max_age_hours, "max_age_hours", 1, 8760, 24)? as u32,
+            max_posts_per_run: t.int(c.max_posts_per_run, &s::PUBLISH_MAX_POSTS_PER_RUN)?,
+            max_age_hours: t.int(c.max_age_hours, &s::PUBLISH_MAX_AGE_HOURS)?,
             what,
             name,
             service,

@@ -16,7 +16,7 @@ use super::settings::{Kind, Setting};
 /// clear error, not a panic or a bare type error).
 pub(super) type Int = Option<Spanned<Number>>;
 
-#[derive(Deserialize, Clone, Copy)]
+#[derive(Debug, Deserialize, Clone, Copy)]
 #[serde(untagged)]
 pub(super) enum Number {
     Int(i64),
@@ -30,29 +30,33 @@ pub(super) struct Ranges<'a> {
     pub(super) at: &'a dyn Fn(std::ops::Range<usize>) -> String,
 }
 
+/// The default of a whole-number setting, as a `T`.
+pub(super) fn default_whole<T: TryFrom<i64>>(s: &Setting) -> Result<T> {
+    T::try_from(s.default as i64)
+        .map_err(|_| anyhow::anyhow!("{}: the default {} is out of range", s.key, s.default))
+}
+
+/// A whole number written at `at` (`FILE:LINE`), checked against its declaration: the one check
+/// and the one wording of its errors, whichever table the key is in.
+pub(super) fn whole<T: TryFrom<i64>>(v: Number, s: &Setting, at: &str) -> Result<T> {
+    let (key, lo, hi) = (s.key, s.min, s.max);
+    let n = match v {
+        Number::Int(n) => n,
+        Number::Real(x) => bail!("{at}: {key} must be a whole number from {lo} to {hi}, not {x}"),
+    };
+    if (n as f64) < lo || (n as f64) > hi {
+        bail!("{at}: {key} must be at least {lo} and at most {hi}, not {n}");
+    }
+    T::try_from(n).map_err(|_| anyhow::anyhow!("{at}: {key}: {n} is out of range"))
+}
+
 impl Ranges<'_> {
     /// A whole number in its range, or the default when absent.
     pub(super) fn int<T: TryFrom<i64>>(&self, v: Int, s: &Setting) -> Result<T> {
-        let (key, lo, hi) = (s.key, s.min, s.max);
-        let Some(v) = v else {
-            return T::try_from(s.default as i64)
-                .map_err(|_| anyhow::anyhow!("{key}: the default {} is out of range", s.default));
-        };
-        let n = match *v.get_ref() {
-            Number::Int(n) => n,
-            Number::Real(x) => bail!(
-                "{}: {key} must be a whole number from {lo} to {hi}, not {x}",
-                (self.at)(v.span())
-            ),
-        };
-        if (n as f64) < lo || (n as f64) > hi {
-            bail!(
-                "{}: {key} must be at least {lo} and at most {hi}, not {n}",
-                (self.at)(v.span())
-            );
+        match v {
+            None => default_whole(s),
+            Some(v) => whole(*v.get_ref(), s, &(self.at)(v.span())),
         }
-        T::try_from(n)
-            .map_err(|_| anyhow::anyhow!("{}: {key}: {n} is out of range", (self.at)(v.span())))
     }
 
     /// A real number in its range, or the default when absent.

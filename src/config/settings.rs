@@ -1,11 +1,13 @@
 //! Every numeric setting of matome.toml, declared once: its key, type, default, range and what
-//! it sets. The declaration drives the `Default` of each settings struct, parsing and the range
+//! it sets, whichever table it is in (`[fetch]`, `[analyze]`, `[build]`, `[trends]`, `[deploy]`,
+//! `[[publish]]`, `[alerts]`, …). The declaration drives the defaults, parsing and the range
 //! errors (`ranges.rs`, which takes a [`Setting`], so a key is a name the compiler checks, not a
 //! string looked up at run time), and the README's table of settings ([`readme_table`]; a test
-//! compares the two). A default outside its range, or a fraction for a whole number, does not
-//! compile ([`ALL`] is checked in a `const`).
+//! compares the two, another that each key is read with its own declaration). A default outside
+//! its range, or a fraction for a whole number, does not compile ([`ALL`] is checked in a
+//! `const`). A new table's numbers are declared here like the others.
 //!
-//! Settings that are not numbers (`allow_private`, `[[publish]]`, `[deploy]`, `[alerts]`) are
+//! Settings that are not numbers (`allow_private`, URLs, names of environment variables, …) are
 //! read beside their types (`config.rs`, `publish.rs`, `deploy.rs`).
 
 use std::time::Duration;
@@ -33,6 +35,9 @@ pub struct Setting {
     pub min: f64,
     pub max: f64,
     pub help: &'static str,
+    /// What an absent key means when it is not `default` (Mastodon's `max_chars`: the
+    /// instance's own limit, `default` only when it says none).
+    pub unset: Option<&'static str>,
 }
 
 impl Setting {
@@ -57,7 +62,10 @@ impl Setting {
 }
 
 macro_rules! settings {
-    ($($name:ident: $key:literal, $kind:ident, $default:expr, $min:expr, $max:expr, $help:literal;)*) => {
+    (@unset) => { None };
+    (@unset $unset:literal) => { Some($unset) };
+    ($($name:ident: $key:literal, $kind:ident, $default:expr, $min:expr, $max:expr, $help:literal
+        $(, unset: $unset:literal)?;)*) => {
         $(
             #[doc = concat!("`", $key, "`: ", $help)]
             pub const $name: Setting = Setting {
@@ -67,6 +75,7 @@ macro_rules! settings {
                 min: $min,
                 max: $max,
                 help: $help,
+                unset: settings!(@unset $($unset)?),
             };
         )*
         /// Every numeric setting, in the README's order.
@@ -146,6 +155,26 @@ settings! {
         "top stories leading each day page and the home page (0: none)";
     STORIES_HOME_HALF_LIFE_HOURS: "stories.home_half_life_hours", Real, 24.0, 1.0, 8760.0,
         "the home page's ranking halves a story's distinct sites for every this many hours since its latest report";
+    DEPLOY_CONCURRENCY: "deploy.concurrency", Whole, 8.0, 1.0, 256.0,
+        "requests to the bucket at once (fewer while it throttles)";
+    DEPLOY_RETRIES: "deploy.retries", Whole, 4.0, 0.0, 20.0,
+        "retries of a failed request, with exponential back-off";
+    DEPLOY_THROTTLE_WAIT: "deploy.throttle_wait", Whole, 300.0, 0.0, 3600.0,
+        "seconds one request may wait in all while the bucket throttles it (503 SlowDown, 429)";
+    PUBLISH_HASHTAGS: "publish.hashtags", Whole, 3.0, 0.0, 100.0,
+        "頻出ワード a target shows as hashtags";
+    PUBLISH_MAX_POSTS_PER_RUN: "publish.max_posts_per_run", Whole, 3.0, 1.0, 1000.0,
+        "posts a target is sent per run (Hatena: digests)";
+    PUBLISH_MAX_AGE_HOURS: "publish.max_age_hours", Whole, 24.0, 1.0, 8760.0,
+        "a post older than this many hours is skipped and recorded, not sent late";
+    PUBLISH_MAX_CHARS: "publish.max_chars", Whole, 500.0, 100.0, 1_000_000.0,
+        "`kind = \"mastodon\"`: the post's character limit", unset: "the instance's, else 500";
+    PUBLISH_BOOKMARKS_PER_DIGEST: "publish.bookmarks_per_digest", Whole, 3.0, 1.0, 100.0,
+        "`kind = \"hatena\"`: each new digest's top items bookmarked";
+    ALERTS_FEED_FAILING_HOURS: "alerts.feed_failing_hours", Whole, 24.0, 1.0, 8760.0,
+        "a feed or publish target is a problem once it has failed this many hours";
+    ALERTS_EMAIL_PORT: "alerts.email.port", Whole, 587.0, 1.0, 65535.0,
+        "the SMTP server's port";
 }
 
 /// Every default whole where it must be, positive where it must be, and in its range; every key
@@ -220,11 +249,15 @@ pub fn readme_table() -> String {
         "| key | type | default | range | what it sets |\n| --- | --- | --- | --- | --- |\n",
     );
     for s in ALL {
+        let default = match s.unset {
+            Some(unset) => unset.to_string(),
+            None => s.default.to_string(),
+        };
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {} |\n",
             s.key,
             kind_text(s.kind),
-            s.default,
+            default,
             range_text(s),
             s.help
         ));
@@ -252,20 +285,24 @@ mod tests {
         );
     }
 
-    /// The README's sample matome.toml shows every numeric setting with its declared default.
+    /// The README's samples of matome.toml show every numeric setting (written or commented
+    /// out, under its table's header) with its declared default.
     #[test]
-    fn the_readme_sample_shows_the_declared_defaults() {
+    fn the_readme_samples_show_the_declared_defaults() {
         let text = readme();
-        let sample = &text[text.find("## Configuration").unwrap()..];
-        let mut section = "";
+        let mut section = String::new();
         let mut shown = Vec::new();
-        for line in sample
-            .lines()
-            .take_while(|l| !l.starts_with("Unknown keys"))
-        {
+        for line in text.lines() {
+            // A sample is an indented block; a line of prose ends it.
+            let Some(line) = line.strip_prefix("    ") else {
+                section.clear();
+                continue;
+            };
             let line = line.trim();
-            if let Some(s) = line.strip_prefix('[') {
-                section = s.split(']').next().unwrap();
+            let line = line.strip_prefix("# ").unwrap_or(line);
+            if let Some(header) = line.strip_prefix('[') {
+                let header = header.trim_start_matches('[');
+                section = header.split(']').next().unwrap().to_string();
                 continue;
             }
             let Some((k, v)) = line.split_once(" = ") else {
@@ -275,30 +312,53 @@ mod tests {
             let Some(s) = ALL.iter().find(|s| s.key == key) else {
                 continue;
             };
-            let v: f64 = v.split_whitespace().next().unwrap().parse().unwrap();
-            assert_eq!(v, s.default, "{key} in the README's sample");
+            let v = v.split_whitespace().next().unwrap_or("");
+            let v: f64 = v
+                .parse()
+                .unwrap_or_else(|_| panic!("{key} = {v} in a README sample"));
+            assert_eq!(v, s.default, "{key} in a README sample");
             shown.push(key);
         }
         for s in ALL {
             assert!(
                 shown.contains(&s.key.to_string()),
-                "{} is not in the README's sample",
+                "{} is in no README sample",
                 s.key
             );
         }
     }
 
+    /// The lines a key of `section` is written after: its table's header and the keys the table
+    /// cannot do without. A plain table (`[fetch]`, `[stories]`, …) needs only its header.
+    fn table_of(section: &str, key: &str) -> String {
+        match (section, key) {
+            ("deploy", _) => "[deploy]\nurl = \"s3://bucket\"\n".into(),
+            ("publish", "max_chars") => {
+                "[[publish]]\nkind = \"mastodon\"\ninstance = \"https://m.example\"\n".into()
+            }
+            ("publish", "bookmarks_per_digest") => "[[publish]]\nkind = \"hatena\"\n".into(),
+            ("publish", _) => "[[publish]]\nkind = \"slack\"\n".into(),
+            ("alerts", _) => "[alerts]\nwebhook_env = \"HOOK\"\n".into(),
+            ("alerts.email", _) => "[alerts]\nwebhook_env = \"HOOK\"\n[alerts.email]\nhost = \"smtp.example\"\nfrom = \"a@example.jp\"\nto = [\"a@example.jp\"]\n".into(),
+            _ => format!("[{section}]\n"),
+        }
+    }
+
     /// Each declaration is the one its key is read with: a value past its range is refused
-    /// naming that key, and the default is what an absent key gives.
+    /// naming that key and its line, and the default is what an absent key gives.
     #[test]
     fn every_setting_is_read_with_its_own_declaration() {
-        let defaults = Config::parse(MINIMAL, "matome.toml").unwrap();
         for s in ALL {
-            let (section, key) = s.key.split_once('.').unwrap();
-            let past = format!("{MINIMAL}[{section}]\n{key} = {}\n", s.max + 1.0);
-            let e = Config::parse(&past, "matome.toml").unwrap_err().to_string();
+            let (section, key) = s.key.rsplit_once('.').unwrap();
+            let table = format!("{MINIMAL}{}", table_of(section, key));
+            let line = table.lines().count() + 1;
+            let with = |v: f64| format!("{table}{key} = {v}\n");
+            let defaults = Config::parse(&table, "matome.toml").unwrap();
+            let e = Config::parse(&with(s.max + 1.0), "matome.toml")
+                .unwrap_err()
+                .to_string();
             assert!(
-                e.starts_with(&format!("matome.toml:4: {}", s.key)),
+                e.starts_with(&format!("matome.toml:{line}: {}", s.key)),
                 "{}: {e}",
                 s.key
             );
@@ -307,14 +367,22 @@ mod tests {
             } else {
                 s.min - 1.0
             };
-            let below = format!("{MINIMAL}[{section}]\n{key} = {low}\n");
-            let e = Config::parse(&below, "matome.toml")
+            let e = Config::parse(&with(low), "matome.toml")
                 .unwrap_err()
                 .to_string();
             assert!(e.contains(s.key), "{}: {e}", s.key);
-            let written = format!("{MINIMAL}[{section}]\n{key} = {}\n", s.default);
-            let c = Config::parse(&written, "matome.toml").unwrap();
-            assert_eq!(format!("{c:?}"), format!("{defaults:?}"), "{}", s.key);
+            if s.kind == Kind::Whole {
+                let e = Config::parse(&format!("{table}{key} = {}.5\n", s.min), "matome.toml")
+                    .unwrap_err()
+                    .to_string();
+                assert!(e.contains("must be a whole number"), "{}: {e}", s.key);
+            }
+            let c = Config::parse(&with(s.default), "matome.toml").unwrap();
+            if s.unset.is_none() {
+                assert_eq!(format!("{c:?}"), format!("{defaults:?}"), "{}", s.key);
+            } else {
+                assert_ne!(format!("{c:?}"), format!("{defaults:?}"), "{}", s.key);
+            }
         }
     }
 

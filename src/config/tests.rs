@@ -195,7 +195,7 @@ fn deploy_throttle_wait_has_a_default_and_a_range() {
     assert_eq!(d.throttle_wait, std::time::Duration::ZERO);
     let err = deploy("throttle_wait = 3601\n").unwrap_err().to_string();
     assert!(
-        err.contains("deploy.throttle_wait must be 0 to 3600"),
+        err.contains("deploy.throttle_wait must be at least 0 and at most 3600"),
         "{err}"
     );
     assert!(deploy("throttle_wait = 1.5\n").is_err(), "whole seconds");
@@ -213,7 +213,7 @@ fn deploy_table_is_parsed_with_defaults() {
         ("news-site", "archive")
     );
     assert_eq!(d.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
-    assert_eq!(d.concurrency, DeploySettings::DEFAULT_CONCURRENCY);
+    assert_eq!(d.concurrency, super::settings::DEPLOY_CONCURRENCY.usize());
     assert_eq!(d.cache_control, DeploySettings::DEFAULT_CACHE_CONTROL);
     assert!(Config::parse(MINIMAL, "m.toml").unwrap().deploy.is_none());
 }

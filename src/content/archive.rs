@@ -54,9 +54,10 @@ pub struct Digest {
     pub has_body: bool,
 }
 
-/// One item as list pages show it.
+/// One item as list pages show it: a list row of the archive (a feed's entry as fetched is
+/// [`crate::fetch::parse::FeedEntry`]).
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub struct ListedItem {
     /// Index of its digest in [`Archive::digests`].
     pub digest: u32,
     /// Position in its snapshot file.
@@ -131,7 +132,7 @@ impl Names {
 #[derive(Debug, Default)]
 pub struct Archive {
     pub digests: Vec<Digest>,
-    pub items: Vec<Entry>,
+    pub items: Vec<ListedItem>,
     pub categories: Names,
     pub sites: Names,
     pub keywords: Names,
@@ -139,14 +140,14 @@ pub struct Archive {
     pub stories: Stories,
     /// Snapshot files not taken from the archive's view by this load (from their record or
     /// parsed).
-    pub parsed_files: usize,
+    pub refreshed_files: usize,
     /// The site root (where the files' records are).
     root: PathBuf,
 }
 
 impl Archive {
     /// The items of digest `d`.
-    pub fn digest_items(&self, d: usize) -> &[Entry] {
+    pub fn digest_items(&self, d: usize) -> &[ListedItem] {
         let r = &self.digests[d].items;
         &self.items[r.start as usize..r.end as usize]
     }
@@ -189,10 +190,10 @@ impl Archive {
         let mut files: Vec<(usize, FileEntry)> = Vec::new();
         let mut tables: Vec<Vec<String>> = Vec::new();
         let mut names = Vec::new();
-        let mut parsed_files = 0;
+        let mut refreshed_files = 0;
         let mut broken = Vec::new();
         for (name, c) in loaded {
-            parsed_files += c.parsed;
+            refreshed_files += c.refreshed;
             broken.extend(c.broken);
             names.push(name);
             let chunk = tables.len();
@@ -203,7 +204,7 @@ impl Archive {
         remove_stale_chunks(&cache_dir, &names);
         files.sort_by(|(_, a), (_, b)| (a.hour, &a.rel).cmp(&(b.hour, &b.rel)));
         let mut archive = Archive {
-            parsed_files,
+            refreshed_files,
             root: root.to_path_buf(),
             digests: Vec::with_capacity(files.len()),
             items: Vec::with_capacity(files.iter().map(|(_, f)| f.items.len()).sum()),
@@ -257,7 +258,7 @@ impl Archive {
                     self.keywords.items[k as usize].push(id_);
                 }
             }
-            self.items.push(Entry {
+            self.items.push(ListedItem {
                 digest: d,
                 index: index as u32,
                 title: row.title,
@@ -447,7 +448,7 @@ fn load_chunk(root: &Path, cache_dir: &Path, name: &str, paths: Vec<PathBuf>) ->
     }
     // Files gone from content/ leave the chunk too.
     changed |= !cached.is_empty() || entries.len() + to_load.len() != cached_count;
-    let parsed = to_load.len();
+    let refreshed = to_load.len();
     let (fresh, broken) = load_paths_partial(root, to_load, |p, stamp, s| {
         entry_of(rel_name(root, &p), stamp, s)
     });
@@ -455,7 +456,7 @@ fn load_chunk(root: &Path, cache_dir: &Path, name: &str, paths: Vec<PathBuf>) ->
         return LoadedChunk {
             names,
             files: entries,
-            parsed,
+            refreshed,
             broken,
         };
     }
@@ -486,7 +487,7 @@ fn load_chunk(root: &Path, cache_dir: &Path, name: &str, paths: Vec<PathBuf>) ->
     LoadedChunk {
         names: chunk.names,
         files: chunk.files,
-        parsed,
+        refreshed,
         broken,
     }
 }
@@ -496,8 +497,8 @@ struct LoadedChunk {
     /// The names its rows refer to.
     names: Vec<String>,
     files: Vec<FileEntry>,
-    /// Files parsed (not taken from the cache).
-    parsed: usize,
+    /// Files not taken from the chunk (read from their record or parsed).
+    refreshed: usize,
     broken: Vec<BrokenFile>,
 }
 

@@ -72,21 +72,48 @@ pub enum Fresh {
     Changed,
 }
 
+/// A file's size and modification time: what [`Stamp::check`] compares before the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SizeTime {
+    size: u64,
+    mtime_ns: u128,
+}
+
+impl SizeTime {
+    /// The file's size and time now; `None` when it cannot be read.
+    fn of(path: &Path) -> Option<SizeTime> {
+        let meta = std::fs::metadata(path).ok()?;
+        let mtime_ns = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        Some(SizeTime {
+            size: meta.len(),
+            mtime_ns,
+        })
+    }
+}
+
 impl Stamp {
     /// The stamp of `bytes` just read from `path` (its size and time now).
     pub fn of(path: &Path, bytes: &[u8]) -> Stamp {
-        let (size, mtime_ns) = super::stamp(path).unwrap_or((bytes.len() as u64, 0));
+        let now = SizeTime::of(path).unwrap_or(SizeTime {
+            size: bytes.len() as u64,
+            mtime_ns: 0,
+        });
         Stamp {
-            size,
-            mtime_ns,
+            size: now.size,
+            mtime_ns: now.mtime_ns,
             hash: crate::hash::fnv1a(bytes),
         }
     }
 
     /// The one rule for whether an entry stamped `self` still describes the file at `path`.
     pub fn check(&self, path: &Path) -> Fresh {
-        match super::stamp(path) {
-            Some((size, mtime_ns)) if size == self.size => {
+        match SizeTime::of(path) {
+            Some(SizeTime { size, mtime_ns }) if size == self.size => {
                 if mtime_ns == self.mtime_ns {
                     return Fresh::Same;
                 }

@@ -29,7 +29,7 @@ pub struct ArchiveKeys {
     /// Items in the archive (the same item in two feeds counts twice).
     pub items: u64,
     /// Snapshot files not taken from the view this time (loaded from their record or parsed).
-    pub parsed_files: usize,
+    pub refreshed_files: usize,
     /// Every snapshot file that loads, keyed by its site-relative path.
     pub(crate) files: BTreeMap<String, FileKeys>,
     /// Snapshot files that do not parse (their keys recovered from their readable lines).
@@ -187,11 +187,11 @@ pub fn load_keys_with(root: &Path, reparse: bool) -> Result<ArchiveKeys> {
         match r {
             Ok((entry, save, loaded)) => {
                 changed |= save;
-                out.parsed_files += usize::from(loaded);
+                out.refreshed_files += usize::from(loaded);
                 fresh.insert(name, entry);
             }
             Err(b) => {
-                out.parsed_files += 1;
+                out.refreshed_files += 1;
                 out.broken.push(b);
             }
         }
@@ -268,13 +268,13 @@ mod tests {
         edited[at] ^= 1;
         std::fs::write(cache_path(root), &edited).unwrap();
         let again = load_keys(root).unwrap();
-        assert_eq!(again.parsed_files, 1, "the file is read again");
+        assert_eq!(again.refreshed_files, 1, "the file is read again");
         assert_eq!(again.keys, first.keys);
         std::fs::write(cache_path(root), &bytes[..bytes.len() / 2]).unwrap();
-        assert_eq!(load_keys(root).unwrap().parsed_files, 1);
+        assert_eq!(load_keys(root).unwrap().refreshed_files, 1);
         // An unchanged cache is believed: nothing parsed.
         load_keys(root).unwrap();
-        assert_eq!(load_keys(root).unwrap().parsed_files, 0);
+        assert_eq!(load_keys(root).unwrap().refreshed_files, 0);
     }
 
     /// Issue 13 (the hourly fetch at three years: 1.2 CPU s and 820 MiB, a 107 MB keys.bin):
@@ -298,7 +298,7 @@ mod tests {
         assert!(cache < 500 * 20, "{cache} bytes for 500 items");
         // Read back from the cache, the same keys.
         let again = load_keys(root).unwrap();
-        assert_eq!((again.parsed_files, &again.keys), (0, &keys.keys));
+        assert_eq!((again.refreshed_files, &again.keys), (0, &keys.keys));
     }
 
     #[test]
@@ -307,10 +307,10 @@ mod tests {
         let root = dir.path();
 
         let first = load_keys(root).unwrap();
-        assert_eq!((first.items, first.parsed_files), (3, 2));
+        assert_eq!((first.items, first.refreshed_files), (3, 2));
         let again = load_keys(root).unwrap();
         assert_eq!(
-            (again.items, again.parsed_files),
+            (again.items, again.refreshed_files),
             (3, 0),
             "all from the cache"
         );
@@ -321,7 +321,7 @@ mod tests {
             .write(&b)
             .unwrap();
         let grown = load_keys(root).unwrap();
-        assert_eq!((grown.items, grown.parsed_files), (4, 1));
+        assert_eq!((grown.items, grown.refreshed_files), (4, 1));
         assert!(grown.keys.contains(&ItemKey::new("http://f/", "b2")));
 
         // A fresh clone: every time changes, no byte does. Nothing is parsed.
@@ -335,13 +335,13 @@ mod tests {
                 .unwrap();
         }
         let cloned = load_keys(root).unwrap();
-        assert_eq!((cloned.items, cloned.parsed_files), (4, 0));
+        assert_eq!((cloned.items, cloned.refreshed_files), (4, 0));
         assert_eq!(cloned.keys, grown.keys);
         // Same size, another time, other bytes (an edit): parsed.
         let text = std::fs::read_to_string(&b).unwrap().replace("b2", "b3");
         std::fs::write(&b, text).unwrap();
         let edited = load_keys(root).unwrap();
-        assert_eq!(edited.parsed_files, 1);
+        assert_eq!(edited.refreshed_files, 1);
         assert!(edited.keys.contains(&ItemKey::new("http://f/", "b3")));
 
         // A deleted file's keys go; a broken cache is rebuilt.
@@ -349,7 +349,7 @@ mod tests {
         assert_eq!(load_keys(root).unwrap().items, 2);
         std::fs::write(cache_path(root), "{not json").unwrap();
         let rebuilt = load_keys(root).unwrap();
-        assert_eq!((rebuilt.items, rebuilt.parsed_files), (2, 1));
+        assert_eq!((rebuilt.items, rebuilt.refreshed_files), (2, 1));
     }
 
     fn filetime_now_minus(secs: u64) -> std::time::SystemTime {
@@ -366,7 +366,7 @@ mod tests {
         s.write(&a).unwrap();
         keys.remember(root, &a, &s.to_text(), &s);
         let next = load_keys(root).unwrap();
-        assert_eq!((next.items, next.parsed_files), (2, 0));
+        assert_eq!((next.items, next.refreshed_files), (2, 0));
     }
 
     #[test]

@@ -408,18 +408,6 @@ pub(crate) fn rel_name(root: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// A file's size and modification time (ns): what the caches compare before trusting an entry.
-pub(crate) fn stamp(path: &Path) -> Option<(u64, u128)> {
-    let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    Some((meta.len(), mtime))
-}
-
 /// The site path of an hour's digest page (`2021/07/20/0800/`), in the site's zone.
 pub fn digest_path(hour: &DateTime<FixedOffset>, tz: chrono_tz::Tz) -> String {
     hour.with_timezone(&tz).format("%Y/%m/%d/%H%M/").to_string()

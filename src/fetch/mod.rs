@@ -20,13 +20,13 @@ pub mod http;
 pub mod parse;
 #[cfg(test)]
 mod proptests;
+mod report;
 pub mod state;
 mod stories;
 pub mod weight;
 
 use std::collections::{HashMap, HashSet};
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,6 +39,8 @@ use crate::config::{Config, FeedConfig, FetchSettings};
 use crate::content;
 use crate::fsutil::SiteLock;
 use admit::Admission;
+use report::Reporter;
+pub use report::{Deferred, Failure, RunReport};
 use state::{FeedState, FetchState};
 
 /// How a run is asked to behave.
@@ -70,114 +72,8 @@ enum Outcome {
     },
 }
 
-/// A feed that failed this run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
-    pub url: String,
-    pub reason: String,
-}
-
-/// A feed skipped this run because it is backing off.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Deferred {
-    pub url: String,
-    pub until: DateTime<FixedOffset>,
-    pub failures: u32,
-}
-
-/// The end of a run, for the summary and the exit status.
-#[derive(Debug, Default)]
-pub struct RunReport {
-    pub feeds: usize,
-    pub ok: usize,
-    pub not_modified: usize,
-    pub failed: Vec<Failure>,
-    pub deferred: Vec<Deferred>,
-    pub new_items: usize,
-    /// The snapshot written, relative to the site root.
-    pub written: Option<PathBuf>,
-    /// Feeds cut short by the run deadline (also counted in `failed`), and that deadline.
-    pub deadline_cut: usize,
-    pub run_timeout: Duration,
-}
-
-impl RunReport {
-    /// Feeds that were asked for this run.
-    pub fn attempted(&self) -> usize {
-        self.ok + self.not_modified + self.failed.len()
-    }
-
-    /// The summary lines printed at the end of a run.
-    pub fn summary(&self) -> String {
-        let mut s = format!(
-            "{} feeds: {} ok, {} not modified, {} failed, {} deferred",
-            self.feeds,
-            self.ok,
-            self.not_modified,
-            self.failed.len(),
-            self.deferred.len()
-        );
-        match &self.written {
-            Some(p) => s.push_str(&format!(
-                "\n{} new items written to {}",
-                self.new_items,
-                p.display()
-            )),
-            None => s.push_str("\nno new items"),
-        }
-        if self.deadline_cut > 0 {
-            s.push_str(&format!(
-                "\nrun deadline reached (fetch.run_timeout = {}s): {} unfinished feed(s) recorded as failed",
-                self.run_timeout.as_secs_f64(),
-                self.deadline_cut
-            ));
-        }
-        s
-    }
-}
-
-/// Prints per-feed lines: above a progress bar on a terminal, as plain lines otherwise.
-struct Reporter {
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Reporter {
-    fn new(total: usize, progress: bool) -> Reporter {
-        let bar = (progress && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(total as u64);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} fetching [{bar:30}] {pos}/{len} feeds {msg}",
-                )
-                .expect("valid template")
-                .progress_chars("=> "),
-            );
-            bar
-        });
-        Reporter { bar }
-    }
-
-    fn line(&self, msg: &str) {
-        match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{msg}")),
-            None => eprintln!("{msg}"),
-        }
-    }
-
-    fn tick(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-/// Runs one fetch over the site at `root`.
+/// Runs one fetch over the site at `root`, in steps: open the run (lock, archive, state), fetch
+/// the feeds that are due, admit their new items, annotate them, write the hour.
 pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
     let config = Config::load(root)?;
     if config.feeds.is_empty() {
@@ -187,150 +83,203 @@ pub fn run(root: &Path, opts: &FetchOptions) -> Result<RunReport> {
         );
     }
     let _lock = SiteLock::acquire_or_wait(root)?;
-    let locked_at = std::time::SystemTime::now();
-    // The run deadline counts from here: waiting for another run's lock is not this run's work.
-    let started = std::time::Instant::now();
-
-    let now = match opts.now {
-        Some(t) => t.with_timezone(&config.timezone).fixed_offset(),
-        None => chrono::Utc::now()
-            .with_timezone(&config.timezone)
-            .fixed_offset(),
-    };
-    // Temp files of a run killed mid-write (older than our lock, so none of ours).
-    for p in crate::fsutil::remove_stale_temp_files(&root.join(content::CONTENT_DIR), locked_at) {
-        eprintln!("removed {}, left by an interrupted run", p.display());
-    }
-    // Everything archived so far: what "new" is measured against. A broken file does not stop
-    // the run (its items would be lost from feeds that drop them); its items are recognised by
-    // the key lines it still shows, and it is reported until it is fixed.
-    let mut archive = content::load_keys(root)?;
-    for b in &archive.broken {
-        eprintln!(
-            "warning: {}\n  the run goes on; its items are recognised by their `feed` and `id` lines. Fix it or restore it with git (`matome build` fails until then)",
-            b.error
-        );
-    }
-    let archived_items = archive.items;
-    let mut seen = std::mem::take(&mut archive.keys);
-    let (mut state, state_note) = FetchState::load_or_recover(root, now)?;
-    if let Some(note) = state_note {
-        eprintln!("warning: {note}");
-    }
-
-    let mut report = RunReport {
-        feeds: config.feeds.len(),
-        run_timeout: config.fetch.run_timeout,
-        ..Default::default()
-    };
-    let due = due_feeds(&config, &mut state, now, &mut report);
-    let reporter = Reporter::new(due.len(), opts.progress);
-    for d in &report.deferred {
-        reporter.line(&format!(
-            "deferred: {}: backing off after {} failure(s) until {}",
-            d.url,
-            d.failures,
-            content::rfc3339(&d.until)
-        ));
-    }
-
-    let deadline = started + config.fetch.run_timeout;
-    let outcomes = fetch_all(&due, &state, &config.fetch, deadline, &reporter)?;
-    reporter.finish();
-
-    // Turn entries into items, in config order, each new exactly once.
-    let mut new_items = Vec::new();
-    let day = now.date_naive();
-    let backoff = config.fetch.backoff();
-    for (feed, outcome) in due.iter().zip(outcomes) {
-        let fs = state.feeds.get_mut(&feed.url).expect("inserted above");
-        match outcome {
-            Outcome::NotModified => {
-                report.not_modified += 1;
-                fs.record_success(now);
-            }
-            Outcome::Failed { error, retry_after } => {
-                report
-                    .failed
-                    .push(failed(fs, &feed.url, now, error, retry_after, &backoff));
-            }
-            Outcome::DeadlineReached { started } => {
-                report.deadline_cut += 1;
-                let error = deadline_reached(config.fetch.run_timeout, started);
-                report
-                    .failed
-                    .push(failed(fs, &feed.url, now, error, None, &backoff));
-            }
-            Outcome::Fetched {
-                feed: parsed,
-                etag,
-                last_modified,
-            } => {
-                report.ok += 1;
-                let validators = http::Validators {
-                    etag,
-                    last_modified,
-                };
-                let cx = Admission {
-                    config: &config,
-                    now,
-                    day,
-                };
-                cx.admit(fs, feed, &parsed, validators, &mut seen, &mut new_items);
-            }
-        }
-    }
-    // 頻出ワード and summaries, ranked against the whole archive plus this run's items.
-    let mut df = if new_items.is_empty() {
-        None
-    } else {
-        let mut df = DocFreq::load_or_rebuild(root, archived_items)?;
-        crate::analyze::annotate_new(&mut new_items, &mut df, &config.analyze);
-        Some(df)
-    };
-
-    // Each feed's day is charged what its items weigh with their keywords and summaries.
-    daily::spend(&mut state, &new_items, day, &config.fetch);
-
-    // Feeds no longer configured leave the state file.
-    let configured: HashSet<&str> = config.feeds.iter().map(|f| f.url.as_str()).collect();
-    state
-        .feeds
-        .retain(|url, _| configured.contains(url.as_str()));
-
-    report.new_items = new_items.len();
-    if !new_items.is_empty() {
-        let written = stories::decide_and_write(root, &config, now, new_items, &mut archive)?;
-        report.written = Some(written);
-    }
-    if let Some(df) = df.take() {
-        df.save(root)?;
-    }
-    state.save(root)?;
-    Ok(report)
+    let mut run = Run::open(root, &config, opts)?;
+    let due = run.due_feeds();
+    let outcomes = run.fetch(&due, opts.progress)?;
+    let mut new_items = run.admit(&due, outcomes);
+    let df = run.annotate(&mut new_items)?;
+    run.write(new_items, df)
 }
 
-/// The feeds due now, in config order; the others are reported as deferred (backing off).
-fn due_feeds(
-    config: &Config,
-    state: &mut FetchState,
+/// One run between its steps: what it measures "new" against, the feeds' state, the report.
+struct Run<'a> {
+    root: &'a Path,
+    config: &'a Config,
+    /// The time the run is taken to happen, in the site's zone.
     now: DateTime<FixedOffset>,
-    report: &mut RunReport,
-) -> Vec<FeedConfig> {
-    let mut due = Vec::new();
-    for feed in &config.feeds {
-        let fs = state.feeds.entry(feed.url.clone()).or_default();
-        if fs.is_due(now) {
-            due.push(feed.clone());
-        } else {
-            report.deferred.push(Deferred {
-                url: feed.url.clone(),
-                until: fs.next_attempt.expect("not due means a next attempt"),
-                failures: fs.consecutive_failures,
-            });
+    /// `[fetch] run_timeout` after the lock was taken.
+    deadline: std::time::Instant,
+    /// The archive's keys (its `keys` moved to `seen`), for the snapshot written.
+    archive: content::ArchiveKeys,
+    /// Every item key archived so far, and this run's new ones.
+    seen: HashSet<content::ItemKey>,
+    state: FetchState,
+    report: RunReport,
+}
+
+impl<'a> Run<'a> {
+    /// Opens a run under the site lock: the archive's keys and the fetch state loaded, what an
+    /// interrupted run left removed.
+    fn open(root: &'a Path, config: &'a Config, opts: &FetchOptions) -> Result<Run<'a>> {
+        let locked_at = std::time::SystemTime::now();
+        // The deadline counts from here: waiting for another run's lock is not this run's work.
+        let deadline = std::time::Instant::now() + config.fetch.run_timeout;
+        let now = opts
+            .now
+            .unwrap_or_else(|| chrono::Utc::now().fixed_offset())
+            .with_timezone(&config.timezone)
+            .fixed_offset();
+        // Temp files of a run killed mid-write (older than our lock, so none of ours).
+        let content_dir = root.join(content::CONTENT_DIR);
+        for p in crate::fsutil::remove_stale_temp_files(&content_dir, locked_at) {
+            eprintln!("removed {}, left by an interrupted run", p.display());
         }
+        // Everything archived so far: what "new" is measured against. A broken file does not
+        // stop the run (its items would be lost from feeds that drop them); its items are
+        // recognised by the key lines it still shows, and it is reported until it is fixed.
+        let mut archive = content::load_keys(root)?;
+        for b in &archive.broken {
+            eprintln!(
+                "warning: {}\n  the run goes on; its items are recognised by their `feed` and `id` lines. Fix it or restore it with git (`matome build` fails until then)",
+                b.error
+            );
+        }
+        let seen = std::mem::take(&mut archive.keys);
+        let (state, state_note) = FetchState::load_or_recover(root, now)?;
+        if let Some(note) = state_note {
+            eprintln!("warning: {note}");
+        }
+        let report = RunReport {
+            feeds: config.feeds.len(),
+            run_timeout: config.fetch.run_timeout,
+            ..Default::default()
+        };
+        Ok(Run {
+            root,
+            config,
+            now,
+            deadline,
+            archive,
+            seen,
+            state,
+            report,
+        })
     }
-    due
+
+    /// The feeds due now, in config order; the others are reported as deferred (backing off).
+    fn due_feeds(&mut self) -> Vec<FeedConfig> {
+        let mut due = Vec::new();
+        for feed in &self.config.feeds {
+            let fs = self.state.feeds.entry(feed.url.clone()).or_default();
+            if fs.is_due(self.now) {
+                due.push(feed.clone());
+            } else {
+                self.report.deferred.push(Deferred {
+                    url: feed.url.clone(),
+                    until: fs.next_attempt.expect("not due means a next attempt"),
+                    failures: fs.consecutive_failures,
+                });
+            }
+        }
+        due
+    }
+
+    /// Fetches the due feeds ([`fetch_all`]), each line reported as it comes.
+    fn fetch(&self, due: &[FeedConfig], progress: bool) -> Result<Vec<Outcome>> {
+        let reporter = Reporter::new(due.len(), progress);
+        for d in &self.report.deferred {
+            reporter.line(&format!(
+                "deferred: {}: backing off after {} failure(s) until {}",
+                d.url,
+                d.failures,
+                content::rfc3339(&d.until)
+            ));
+        }
+        let outcomes = fetch_all(
+            due,
+            &self.state,
+            &self.config.fetch,
+            self.deadline,
+            &reporter,
+        );
+        reporter.finish();
+        outcomes
+    }
+
+    /// Each feed's outcome recorded in its state and the report; the new items, in config
+    /// order, each new exactly once.
+    fn admit(&mut self, due: &[FeedConfig], outcomes: Vec<Outcome>) -> Vec<content::Item> {
+        let (now, fetch) = (self.now, &self.config.fetch);
+        let backoff = fetch.backoff();
+        let cx = Admission {
+            config: self.config,
+            now,
+            day: now.date_naive(),
+        };
+        let mut new_items = Vec::new();
+        for (feed, outcome) in due.iter().zip(outcomes) {
+            let fs = self.state.feeds.get_mut(&feed.url).expect("inserted above");
+            let (error, retry_after) = match outcome {
+                Outcome::NotModified => {
+                    self.report.not_modified += 1;
+                    fs.record_success(now);
+                    continue;
+                }
+                Outcome::Fetched {
+                    feed: parsed,
+                    etag,
+                    last_modified,
+                } => {
+                    self.report.ok += 1;
+                    let validators = http::Validators {
+                        etag,
+                        last_modified,
+                    };
+                    cx.admit(
+                        fs,
+                        feed,
+                        &parsed,
+                        validators,
+                        &mut self.seen,
+                        &mut new_items,
+                    );
+                    continue;
+                }
+                Outcome::Failed { error, retry_after } => (error, retry_after),
+                Outcome::DeadlineReached { started } => {
+                    self.report.deadline_cut += 1;
+                    (deadline_reached(fetch.run_timeout, started), None)
+                }
+            };
+            let failure = failed(fs, &feed.url, now, error, retry_after, &backoff);
+            self.report.failed.push(failure);
+        }
+        new_items
+    }
+
+    /// 頻出ワード and summaries of the new items, ranked against the whole archive plus this
+    /// run's items; the document frequencies to save (`None`: no new items).
+    fn annotate(&self, new_items: &mut [content::Item]) -> Result<Option<DocFreq>> {
+        if new_items.is_empty() {
+            return Ok(None);
+        }
+        let mut df = DocFreq::load_or_rebuild(self.root, self.archive.items)?;
+        crate::analyze::annotate_new(new_items, &mut df, &self.config.analyze);
+        Ok(Some(df))
+    }
+
+    /// Writes the hour's snapshot (when there are new items), the document frequencies and the
+    /// fetch state, each feed's day charged what its new items weigh; the run's report.
+    fn write(mut self, new_items: Vec<content::Item>, df: Option<DocFreq>) -> Result<RunReport> {
+        let (root, config, now) = (self.root, self.config, self.now);
+        daily::spend(&mut self.state, &new_items, now.date_naive(), &config.fetch);
+        // Feeds no longer configured leave the state file.
+        let configured: HashSet<&str> = config.feeds.iter().map(|f| f.url.as_str()).collect();
+        self.state
+            .feeds
+            .retain(|url, _| configured.contains(url.as_str()));
+        self.report.new_items = new_items.len();
+        if !new_items.is_empty() {
+            let written =
+                stories::decide_and_write(root, config, now, new_items, &mut self.archive)?;
+            self.report.written = Some(written);
+        }
+        if let Some(df) = df {
+            df.save(root)?;
+        }
+        self.state.save(root)?;
+        Ok(self.report)
+    }
 }
 
 /// The site name of a feed: the configured one, else the feed's first title (kept in the

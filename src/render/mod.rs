@@ -45,9 +45,10 @@ use crate::fetch::state::FetchState;
 use crate::fsutil;
 use crate::hash::Fp;
 use page::{Kind, Page};
-use record::{BuildState, SIZE_UNKNOWN, STATE_VERSION, confined, load_state, state_path};
+use record::{BuildState, PageRecord, STATE_VERSION, confined, load_state, state_path};
+use site::BaseUrl;
 use site::Site;
-use theme::{Filters, Theme};
+use theme::Theme;
 use views::Snapshots;
 
 /// The default output folder at the site root.
@@ -166,7 +167,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let started = Instant::now();
     let mut phases = Phases::new(started);
     let inputs = load(root, opts, &mut phases)?;
-    let site = Site::new(&inputs.config, &inputs.archive, inputs.base_url.clone());
+    let site = Site::new(&inputs.config, &inputs.archive, inputs.base.clone());
     phases.end("site");
     let planned = plan_build(&inputs, &site, &mut phases)?;
     let rendered = render(&inputs, &site, &planned, &mut phases)?;
@@ -198,8 +199,8 @@ struct Inputs {
     config: Config,
     /// matome.toml's bytes (every fingerprint covers them).
     config_text: Vec<u8>,
-    /// `--base-url` or the config's, normalised.
-    base_url: String,
+    /// `--base-url` or the config's, normalised: the one the site and the theme read.
+    base: std::sync::Arc<BaseUrl>,
     /// The output folder, canonical.
     output: PathBuf,
     /// Held until the build ends: a fetch may be writing content/.
@@ -239,12 +240,8 @@ fn load(root: &Path, opts: &BuildOptions, phases: &mut Phases) -> Result<Inputs>
     phases.end("archive");
     let search = crate::search::index::update(root, &config, &archive)?;
     phases.end("search index");
-    let filters = Filters {
-        base_url: base_url.clone(),
-        base_path: site::base_path(&base_url),
-        timezone: config.timezone,
-    };
-    let theme = Theme::load(root, &config.theme, filters)?;
+    let base = BaseUrl::new(base_url);
+    let theme = Theme::load(root, &config.theme, base.clone(), config.timezone)?;
     theme
         .warnings
         .iter()
@@ -259,7 +256,7 @@ fn load(root: &Path, opts: &BuildOptions, phases: &mut Phases) -> Result<Inputs>
         root: root.to_path_buf(),
         config,
         config_text,
-        base_url,
+        base,
         output,
         _lock: lock,
         archive,
@@ -293,7 +290,7 @@ fn plan_build(inputs: &Inputs, site: &Site, phases: &mut Phases) -> Result<Plann
     let mut global = Fp::new("build");
     global
         .str(env!("CARGO_PKG_VERSION"))
-        .str(&inputs.base_url)
+        .str(inputs.base.url())
         .u64(inputs.theme.fingerprint)
         .bytes(&inputs.config_text)
         // Names given long slugs (their URLs depend on other names): rare, then a full build.
@@ -311,7 +308,7 @@ fn plan_build(inputs: &Inputs, site: &Site, phases: &mut Phases) -> Result<Plann
             let p = &pages[i];
             !old.pages
                 .get(&p.path)
-                .is_some_and(|r| r.0 == p.fp && r.1 != SIZE_UNKNOWN)
+                .is_some_and(|r| r.fingerprint == p.fp && r.size.is_some())
                 || !output.join(&p.path).exists()
         })
         .collect();
@@ -365,7 +362,7 @@ fn render(
         || {
             let source = crate::search::site_index::Source {
                 archive: site.archive,
-                tz: site.tz,
+                tz: site.tz(),
                 digest_url: &|d| site.digest_url(d),
             };
             crate::search::site_index::write(
@@ -470,7 +467,7 @@ fn reconcile(
     let (removed, kept) = if inputs.broken.is_empty() {
         (remove_gone(&inputs.output, old, &live), Vec::new())
     } else {
-        let kept: Vec<(String, (u64, u64))> = old
+        let kept: Vec<(String, PageRecord)> = old
             .pages
             .iter()
             .filter(|(p, _)| !live.contains(p.as_str()))
@@ -489,15 +486,19 @@ fn reconcile(
             let len = sizes
                 .get(p.path.as_str())
                 .copied()
-                .or_else(|| old.pages.get(&p.path).map(|r| r.1))
+                .or_else(|| old.pages.get(&p.path).and_then(|r| r.size))
                 .unwrap_or(0);
-            (p.path.clone(), (p.fp, len))
+            let record = PageRecord {
+                fingerprint: p.fp,
+                size: Some(len),
+            };
+            (p.path.clone(), record)
         })
         .chain(kept)
         .collect();
     let state = BuildState {
         version: STATE_VERSION,
-        base_url: inputs.base_url.clone(),
+        base_url: inputs.base.url().to_string(),
         pages,
         statics: inputs.theme.statics.keys().cloned().collect(),
         search_months: rendered.search.months,
@@ -509,7 +510,7 @@ fn reconcile(
     // What this build and the last ones wrote, from the record: walking the output folder took
     // longer than the rest of an hourly build at three years (93,000 files).
     let size = size::SiteSize::of_record(
-        state.pages.values().map(|r| r.1),
+        state.pages.values().map(|r| r.size.unwrap_or(0)),
         inputs.theme.statics.values().map(|b| b.len() as u64),
         state.search_months.values().map(|(_, m)| m),
         rendered.search.manifest_bytes,
@@ -555,6 +556,7 @@ fn remove_gone(output: &Path, old: &BuildState, live: &std::collections::HashSet
 /// that cannot save it still succeeded, and one lost in a crash means a full build (no fsync).
 fn save_record(inputs: &Inputs, old: &BuildState, state: &BuildState, changed: bool) {
     if (changed
+        || old.version != state.version
         || old.base_url != state.base_url
         || old.statics != state.statics
         || old.search_months.keys().ne(state.search_months.keys()))

@@ -1,8 +1,8 @@
 //! A site's files that override the built-in theme, and whether an upgrade left them behind.
 //!
 //! `matome theme eject` (`crate::theme_eject`) copies a built-in template or static file into
-//! the site and records, in [`MANIFEST`] at the site root (committed), the matome version and the
-//! SHA-256 of the built-in file it copied. One manifest for templates and static files alike: a
+//! the site and records, in [`EJECTED_RECORD`] at the site root (committed), the matome version and the
+//! SHA-256 of the built-in file it copied. One record for templates and static files alike: a
 //! comment cannot go in every static file (an SVG or a future image), a header in a template
 //! would change the whitespace of its pages, and an edit to the file cannot lose the record.
 //!
@@ -24,10 +24,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::layout::EJECTED_RECORD;
 use crate::search::static_index::FORMAT;
-
-/// The record of ejected files, at the site root.
-pub const MANIFEST: &str = crate::layout::EJECTED_RECORD;
 
 /// What `matome theme eject` recorded of one file, keyed by its path in the site
 /// (`templates/digest.html`, `static/style.css`).
@@ -66,7 +64,7 @@ impl Manifest {
 
     /// Reads the manifest of the site at `root` (none is an empty one).
     pub fn load(root: &Path) -> Result<Manifest> {
-        let path = root.join(MANIFEST);
+        let path = root.join(EJECTED_RECORD);
         match std::fs::read_to_string(&path) {
             Ok(text) => Manifest::parse(&text, &path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Manifest::default()),
@@ -78,7 +76,7 @@ impl Manifest {
     pub fn save(&self, root: &Path) -> Result<()> {
         let body = toml::to_string(self).context("writing the record of ejected files")?;
         crate::fsutil::write_atomic(
-            &root.join(MANIFEST),
+            &root.join(EJECTED_RECORD),
             format!("{MANIFEST_HEADER}\n{body}").as_bytes(),
         )
     }
@@ -204,9 +202,9 @@ mod tests {
         );
         m.save(dir.path()).unwrap();
         assert_eq!(Manifest::load(dir.path()).unwrap(), m);
-        std::fs::write(dir.path().join(MANIFEST), "[oops").unwrap();
+        std::fs::write(dir.path().join(EJECTED_RECORD), "[oops").unwrap();
         let e = format!("{:#}", Manifest::load(dir.path()).unwrap_err());
-        assert!(e.contains(MANIFEST), "{e}");
+        assert!(e.contains(EJECTED_RECORD), "{e}");
     }
 
     #[test]

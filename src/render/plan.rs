@@ -126,7 +126,11 @@ mod tests {
         let mut archive = Archive::default();
         archive.categories.names = vec!["c++".into(), "c-ae8bb0".into()];
         archive.categories.items = vec![Vec::new(), Vec::new()];
-        let site = Site::new(&config, &archive, config.base_url.clone());
+        let site = Site::new(
+            &config,
+            &archive,
+            crate::render::site::BaseUrl::new(config.base_url.clone()),
+        );
         let plan = plan(&site, 0);
         check_unique_paths(&site, &plan.pages).unwrap();
         let page = |id| Page {
@@ -154,7 +158,11 @@ mod tests {
         let mut archive = Archive::default();
         archive.categories.names = vec!["IT".into()];
         archive.categories.items = vec![Vec::new()];
-        let site = Site::new(&config, &archive, config.base_url.clone());
+        let site = Site::new(
+            &config,
+            &archive,
+            crate::render::site::BaseUrl::new(config.base_url.clone()),
+        );
         let plan = plan(&site, 0);
         let html: Vec<&str> = plan
             .pages

@@ -14,7 +14,17 @@ pub use crate::fsutil::confined;
 pub use crate::search::site_index::SearchMonths;
 
 /// 5: each page's size beside its fingerprint.
-pub(super) const STATE_VERSION: u32 = 5;
+/// 6: a page's record a [`PageRecord`] (its size unknown only in a record read from version 4).
+pub(super) const STATE_VERSION: u32 = 6;
+
+/// What the record holds of one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct PageRecord {
+    /// The page's fingerprint: what it was rendered from.
+    pub(super) fingerprint: u64,
+    /// The bytes written; `None` in a record that does not know it (the page is rendered again).
+    pub(super) size: Option<u64>,
+}
 
 /// The last build's record for one output folder.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -22,9 +32,9 @@ pub(super) struct BuildState {
     pub(super) version: u32,
     /// The base URL the pages were built for (what `matome check` resolves links against).
     pub(super) base_url: String,
-    /// Output path → (fingerprint, bytes written): the size line adds the bytes up instead of
+    /// Output path → its fingerprint and size: the size line adds the bytes up instead of
     /// walking the output folder.
-    pub(super) pages: FxHashMap<String, (u64, u64)>,
+    pub(super) pages: FxHashMap<String, PageRecord>,
     /// Static files copied.
     pub(super) statics: Vec<String>,
     /// The static search index: each month's fingerprint and what was written for it.
@@ -45,12 +55,39 @@ pub(super) fn load_state(path: &Path) -> BuildState {
     };
     fsutil::from_sealed::<BuildState>(&bytes)
         .filter(|s| s.version == STATE_VERSION)
+        .or_else(|| state_v5(&bytes))
         .or_else(|| legacy_state(&bytes))
         .unwrap_or_default()
 }
 
-/// A page's size in a record that does not know it: the page is rendered again.
-pub(super) const SIZE_UNKNOWN: u64 = u64::MAX;
+/// A record of version 5 (each page's fingerprint and size as a pair): what it says, read once
+/// after an upgrade so that the next build renders nothing more than it would have. An older
+/// record keeps its version here, so the build saves it in this one.
+fn state_v5(bytes: &[u8]) -> Option<BuildState> {
+    #[derive(Deserialize)]
+    struct V5 {
+        version: u32,
+        base_url: String,
+        pages: FxHashMap<String, (u64, u64)>,
+        statics: Vec<String>,
+        search_months: SearchMonths,
+    }
+    let v5: V5 = fsutil::from_sealed(bytes)?;
+    (v5.version == 5).then(|| BuildState {
+        version: v5.version,
+        base_url: v5.base_url,
+        pages: v5
+            .pages
+            .into_iter()
+            .map(|(p, (fingerprint, size))| {
+                let size = Some(size);
+                (p, PageRecord { fingerprint, size })
+            })
+            .collect(),
+        statics: v5.statics,
+        search_months: v5.search_months,
+    })
+}
 
 /// A record of version 4 (no page sizes; sealed with 8 bytes of FNV-1a), read once after an
 /// upgrade so that the pages it lists which the site no longer has are still deleted (an empty
@@ -70,12 +107,15 @@ fn legacy_state(bytes: &[u8]) -> Option<BuildState> {
     }
     let v4: V4 = postcard::from_bytes(body).ok()?;
     (v4.version == 4).then(|| BuildState {
-        version: STATE_VERSION,
+        version: v4.version,
         base_url: v4.base_url,
         pages: v4
             .pages
             .into_iter()
-            .map(|(p, fp)| (p, (fp, SIZE_UNKNOWN)))
+            .map(|(p, fingerprint)| {
+                let size = None;
+                (p, PageRecord { fingerprint, size })
+            })
             .collect(),
         statics: v4.statics,
         search_months: v4.search_months,

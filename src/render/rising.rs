@@ -165,7 +165,7 @@ pub(crate) fn clouds(site: &Site, c: &Counts, day: usize) -> (String, String) {
         .into_iter()
         .map(|(k, n)| {
             let link = site.term_link(Tax::Keyword, k);
-            let href = (!link.url.is_empty()).then(|| format!("{}{}", site.base_path, link.url));
+            let href = (!link.url.is_empty()).then(|| format!("{}{}", site.base_path(), link.url));
             (k, n, href)
         })
         .collect();
@@ -209,7 +209,7 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::content::archive::{Archive, Digest, Entry};
+    use crate::content::archive::{Archive, Digest, ListedItem};
 
     /// `days` days of two digests each (08:00 and 09:00 in Tokyo): "steady" once in every
     /// digest, "burst" five more times in each digest of the last day only.
@@ -229,7 +229,7 @@ mod tests {
                 for i in 0..=burst {
                     let k = u32::from(i > 0);
                     a.keywords.items[k as usize].push(a.items.len() as u32);
-                    a.items.push(Entry {
+                    a.items.push(ListedItem {
                         digest: d,
                         index: i,
                         title: String::new(),
@@ -272,7 +272,11 @@ mod tests {
     fn rising_words_take_each_period_of_their_window_once() {
         let (config, days, window) = (config(), 30, 7);
         let archive = archive(days);
-        let site = Site::new(&config, &archive, config.base_url.clone());
+        let site = Site::new(
+            &config,
+            &archive,
+            crate::render::site::BaseUrl::new(config.base_url.clone()),
+        );
         assert_eq!(site.days.len(), days);
         let c = Counts::days();
         let rising = rising_at(&site, &c, days - 1, window);
@@ -295,7 +299,11 @@ mod tests {
     fn a_days_counts_are_its_own_digests() {
         let (config, days) = (config(), 12);
         let archive = archive(days);
-        let site = Site::new(&config, &archive, config.base_url.clone());
+        let site = Site::new(
+            &config,
+            &archive,
+            crate::render::site::BaseUrl::new(config.base_url.clone()),
+        );
         let c = Counts::days();
         for p in 0..days - 1 {
             assert_eq!(*c.period(&site, p), (vec![(0, 2)], 2), "day {p}");

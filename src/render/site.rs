@@ -5,6 +5,8 @@
 //! config and the loaded archive, and pages only read it. Which pages exist and what each
 //! depends on is [`super::plan`]; what each shows is [`super::views`].
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate};
 use chrono_tz::Tz;
 use rustc_hash::FxHashMap;
@@ -73,13 +75,12 @@ pub(crate) struct Year {
     pub(crate) months: Vec<usize>,
 }
 
-/// Everything pages are made from.
+/// Everything pages are made from. The time zone is the config's ([`Site::tz`]); the base URL
+/// is the build's one [`BaseUrl`], shared with the theme's filters.
 pub struct Site<'a> {
     pub config: &'a Config,
     pub archive: &'a Archive,
-    pub tz: Tz,
-    pub base_url: String,
-    pub base_path: String,
+    pub base: Arc<BaseUrl>,
     pub strings: &'static Strings,
     pub(crate) days: Vec<Day>,
     pub(crate) months: Vec<Month>,
@@ -96,6 +97,33 @@ pub struct Site<'a> {
     pub(crate) has_page: Vec<bool>,
     /// The stories more than one site covered: their sources and fingerprints.
     pub(crate) stories: StorySources,
+}
+
+/// The base URL a build makes its pages for (`base_url` in matome.toml, or `--base-url`) and its
+/// path: made once per build and shared by the site model and the theme's `url` filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrl {
+    url: String,
+    path: String,
+}
+
+impl BaseUrl {
+    /// The base URL `url` (normalised: absolute, ending in `/`), to share.
+    pub fn new(url: impl Into<String>) -> Arc<BaseUrl> {
+        let url = url.into();
+        let path = base_path(&url);
+        Arc::new(BaseUrl { url, path })
+    }
+
+    /// The absolute base URL, ending in `/`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Its path, starting and ending in `/` (`/` or `/REPO/`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
 }
 
 /// The path of a base URL, starting and ending in `/` (`/` or `/REPO/`): where the site lives
@@ -123,9 +151,8 @@ pub(crate) fn earns_page(archive: &Archive, items: &[u32], build: &BuildSettings
 }
 
 impl<'a> Site<'a> {
-    pub fn new(config: &'a Config, archive: &'a Archive, base_url: String) -> Site<'a> {
+    pub fn new(config: &'a Config, archive: &'a Archive, base: Arc<BaseUrl>) -> Site<'a> {
         let tz = config.timezone;
-        let base_path = base_path(&base_url);
         let mut days: Vec<Day> = Vec::new();
         let mut digest_day = Vec::with_capacity(archive.digests.len());
         for (i, d) in archive.digests.iter().enumerate() {
@@ -178,9 +205,7 @@ impl<'a> Site<'a> {
         let mut site = Site {
             config,
             archive,
-            tz,
-            base_url,
-            base_path,
+            base,
             strings: Strings::of(config.language),
             days,
             months,
@@ -225,9 +250,24 @@ impl<'a> Site<'a> {
         }
     }
 
+    /// The site's time zone (matome.toml's `timezone`).
+    pub fn tz(&self) -> Tz {
+        self.config.timezone
+    }
+
+    /// The absolute base URL the pages are made for, ending in `/`.
+    pub fn base_url(&self) -> &str {
+        self.base.url()
+    }
+
+    /// Its path, starting and ending in `/`.
+    pub fn base_path(&self) -> &str {
+        self.base.path()
+    }
+
     /// A time in the site's zone.
     pub(crate) fn local(&self, t: &DateTime<FixedOffset>) -> DateTime<Tz> {
-        t.with_timezone(&self.tz)
+        t.with_timezone(&self.tz())
     }
 
     // --- URLs (site-relative; templates put them under base_url with the `url` filter) ---
@@ -237,7 +277,7 @@ impl<'a> Site<'a> {
     }
 
     fn make_digest_url(&self, d: usize) -> String {
-        crate::content::digest_path(&self.archive.digests[d].hour, self.tz)
+        crate::content::digest_path(&self.archive.digests[d].hour, self.tz())
     }
 
     pub(crate) fn day_url(&self, i: usize) -> String {

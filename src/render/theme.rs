@@ -10,12 +10,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::DateTime;
 use tera::{Tera, Value};
 
 use crate::render::overrides::{self, Manifest, Override};
+use crate::render::site::BaseUrl;
 
 macro_rules! embedded {
     ($($name:literal),* $(,)?) => {
@@ -78,19 +80,10 @@ pub struct Theme {
     pub warnings: Vec<String>,
 }
 
-/// How filters turn paths and times into what pages show.
-#[derive(Clone)]
-pub struct Filters {
-    /// The absolute base URL, ending in `/`.
-    pub base_url: String,
-    /// Its path, starting and ending in `/` (`/` or `/REPO/`).
-    pub base_path: String,
-    pub timezone: chrono_tz::Tz,
-}
-
 impl Theme {
-    /// Loads the templates and static files of `theme` for the site at `root`.
-    pub fn load(root: &Path, theme: &str, filters: Filters) -> Result<Theme> {
+    /// Loads the templates and static files of `theme` for the site at `root`; its filters put
+    /// paths under `base` and show times in `tz`.
+    pub fn load(root: &Path, theme: &str, base: Arc<BaseUrl>, tz: chrono_tz::Tz) -> Result<Theme> {
         let mut sources: BTreeMap<String, (String, String)> = DEFAULT_TEMPLATES
             .iter()
             .map(|(n, s)| (n.to_string(), (s.to_string(), format!("(built-in) {n}"))))
@@ -144,7 +137,7 @@ impl Theme {
         // The five characters that matter in HTML text and quoted attributes; tera's default
         // also writes every `/` of every URL as `&#x2F;`.
         tera.set_escape_fn(crate::text::xml_escape);
-        register_filters(&mut tera, filters);
+        register_filters(&mut tera, base, tz);
         // Parse one by one first so an error names the file it is in.
         for (name, (text, origin)) in &sources {
             if let Err(e) = tera::Template::new(name, None, text) {
@@ -270,7 +263,7 @@ fn read_tree(dir: &Path, mut f: impl FnMut(String, Vec<u8>, &Path) -> Result<()>
 /// `date`: an RFC 3339 time → the site's zone, formatted (`format`, default `%Y-%m-%d %H:%M`).
 /// The test `generic` (`{% if k.name is generic %}`): a name that says nothing as a link's
 /// text ([`crate::text::is_generic_link_text`]).
-fn register_filters(tera: &mut Tera, filters: Filters) {
+fn register_filters(tera: &mut Tera, base: Arc<BaseUrl>, tz: chrono_tz::Tz) {
     tera.register_tester(
         "generic",
         |v: Option<&Value>, _: &[Value]| -> tera::Result<bool> {
@@ -278,7 +271,6 @@ fn register_filters(tera: &mut Tera, filters: Filters) {
                 .is_some_and(crate::text::is_generic_link_text))
         },
     );
-    let f = filters.clone();
     tera.register_filter(
         "url",
         move |v: &Value, args: &HashMap<String, Value>| -> tera::Result<Value> {
@@ -290,7 +282,7 @@ fn register_filters(tera: &mut Tera, filters: Filters) {
             }
             let flag = |name: &str| args.get(name).and_then(Value::as_bool).unwrap_or(false);
             let abs = flag("abs");
-            let base = if abs { &f.base_url } else { &f.base_path };
+            let base = if abs { base.url() } else { base.path() };
             let joined = format!("{base}{}", path.trim_start_matches('/'));
             if abs && flag("encoded") {
                 let uri = url::Url::parse(&joined)
@@ -300,7 +292,6 @@ fn register_filters(tera: &mut Tera, filters: Filters) {
             Ok(Value::String(joined))
         },
     );
-    let tz = filters.timezone;
     tera.register_filter(
         "date",
         move |v: &Value, args: &HashMap<String, Value>| -> tera::Result<Value> {
@@ -326,12 +317,9 @@ fn register_filters(tera: &mut Tera, filters: Filters) {
 mod tests {
     use super::*;
 
-    fn filters() -> Filters {
-        Filters {
-            base_url: "https://u.github.io/repo/".into(),
-            base_path: "/repo/".into(),
-            timezone: chrono_tz::Asia::Tokyo,
-        }
+    fn load(root: &Path, name: &str) -> Result<Theme> {
+        let base = BaseUrl::new("https://u.github.io/repo/");
+        Theme::load(root, name, base, chrono_tz::Asia::Tokyo)
     }
 
     /// Writes `text` to `root/rel`, making its folders.
@@ -343,19 +331,19 @@ mod tests {
 
     /// The error (with its causes) of loading theme `name` at `root`.
     fn load_error(root: &Path, name: &str) -> String {
-        format!("{:#}", Theme::load(root, name, filters()).err().unwrap())
+        format!("{:#}", load(root, name).err().unwrap())
     }
 
     #[test]
     fn site_templates_override_the_theme_which_overrides_the_defaults() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let theme = Theme::load(root, "default", filters()).unwrap();
+        let theme = load(root, "default").unwrap();
         let builtin_fp = theme.fingerprint;
         assert!(theme.statics.contains_key("style.css"));
 
         put(root, "themes/default/templates/robots.txt", "theme");
-        let theme = Theme::load(root, "default", filters()).unwrap();
+        let theme = load(root, "default").unwrap();
         assert_eq!(
             theme.render("robots.txt", &serde_json::json!({})).unwrap(),
             "theme"
@@ -363,7 +351,7 @@ mod tests {
         assert_ne!(theme.fingerprint, builtin_fp);
 
         put(root, "templates/robots.txt", "site");
-        let theme = Theme::load(root, "default", filters()).unwrap();
+        let theme = load(root, "default").unwrap();
         assert_eq!(
             theme.render("robots.txt", &serde_json::json!({})).unwrap(),
             "site"
@@ -389,7 +377,8 @@ mod tests {
     #[test]
     fn filters_honour_base_url_and_zone() {
         let mut tera = Tera::default();
-        register_filters(&mut tera, filters());
+        let base = BaseUrl::new("https://u.github.io/repo/");
+        register_filters(&mut tera, base, chrono_tz::Asia::Tokyo);
         tera.add_raw_template(
             "t",
             "{{ p | url }} {{ p | url(abs=true) }} {{ t | date }} {{ t | date(format=\"%H\") }}",

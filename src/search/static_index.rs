@@ -76,7 +76,7 @@ pub const EXTERNAL_BYTES: usize = 1024;
 const MIN_BUCKETS: usize = 16;
 const MAX_BUCKETS: usize = 4096;
 /// The file name of the manifest under the search folder.
-pub const MANIFEST: &str = "manifest.json";
+pub const SEARCH_MANIFEST: &str = "manifest.json";
 /// The first character of a category term.
 pub const CATEGORY_MARK: char = '\u{1}';
 
@@ -570,7 +570,7 @@ pub fn write_manifest(dir: &Path, months: &[MonthShard], categories: &[&str]) ->
     };
     let mut bytes = serde_json::to_vec(&manifest)?;
     bytes.push(b'\n');
-    fsutil::write_if_changed(&dir.join(MANIFEST), &bytes)?;
+    fsutil::write_if_changed(&dir.join(SEARCH_MANIFEST), &bytes)?;
     Ok(bytes.len() as u64)
 }
 

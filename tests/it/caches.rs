@@ -131,10 +131,16 @@ fn a_cut_down_df_cache_gives_the_same_keywords_as_a_fresh_one() {
 struct Record {
     version: u32,
     base_url: String,
-    /// Output path → (fingerprint, bytes).
-    pages: BTreeMap<String, (u64, u64)>,
+    pages: BTreeMap<String, Page>,
     statics: Vec<String>,
     search_months: BTreeMap<String, (u64, MonthShard)>,
+}
+
+/// A page's record (`render::record::PageRecord`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct Page {
+    fingerprint: u64,
+    size: Option<u64>,
 }
 
 /// A crafted `.matome/build/*.bin` (a poisoned CI cache) made the build delete files outside
@@ -165,7 +171,11 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
         "link/victim.txt".to_string(),
         "2021/../../outside".to_string(),
     ] {
-        r.pages.insert(rel, (1, 1));
+        let page = Page {
+            fingerprint: 1,
+            size: Some(1),
+        };
+        r.pages.insert(rel, page);
     }
     r.statics.push("../outside".into());
     // A month of the static search index that is gone: its folder would be removed.
@@ -220,7 +230,11 @@ fn a_build_record_of_version_4_still_removes_the_pages_the_site_no_longer_has() 
     let mut old = RecordV4 {
         version: 4,
         base_url: r.base_url,
-        pages: r.pages.into_iter().map(|(p, (fp, _))| (p, fp)).collect(),
+        pages: r
+            .pages
+            .into_iter()
+            .map(|(p, page)| (p, page.fingerprint))
+            .collect(),
         statics: r.statics,
         search_months: r.search_months,
     };
@@ -254,6 +268,65 @@ fn a_build_record_of_version_4_still_removes_the_pages_the_site_no_longer_has() 
     let again = matome::render::build(site.root(), &Default::default()).unwrap();
     assert_eq!(again.rendered, 0, "{again:?}");
     assert_eq!(again.size, report.size);
+}
+
+/// The build record of version 5 (each page's fingerprint and size a pair, `u64::MAX` for a
+/// size unknown).
+#[derive(Debug, Serialize, Deserialize)]
+struct RecordV5 {
+    version: u32,
+    base_url: String,
+    pages: BTreeMap<String, (u64, u64)>,
+    statics: Vec<String>,
+    search_months: BTreeMap<String, (u64, MonthShard)>,
+}
+
+/// Version 6 made a page's record a struct: a record of version 5 is still read for what it says
+/// (nothing is rendered again, and a page the site no longer has is removed).
+#[test]
+fn a_build_record_of_version_5_is_read_for_what_it_says() {
+    let site = demo();
+    let first = matome::render::build(site.root(), &Default::default()).unwrap();
+    let records = site.files_under(".matome/build");
+    let record = site.path(&records[0]);
+    let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(r.version, 6);
+    let mut old = RecordV5 {
+        version: 5,
+        base_url: r.base_url,
+        pages: r
+            .pages
+            .into_iter()
+            .map(|(p, page)| (p, (page.fingerprint, page.size.unwrap())))
+            .collect(),
+        statics: r.statics,
+        search_months: r.search_months,
+    };
+    let gone = "keywords/gone/page/3/index.html";
+    site.write(format!("public/{gone}"), "<html>stale</html>");
+    old.pages.insert(gone.into(), (7, 18));
+    let sealed = matome::fsutil::seal(postcard::to_stdvec(&old).unwrap());
+    std::fs::write(&record, sealed).unwrap();
+
+    let report = matome::render::build(site.root(), &Default::default()).unwrap();
+    assert!(
+        !site.exists(format!("public/{gone}")),
+        "the stale page is removed"
+    );
+    assert_eq!(report.removed, 1, "{report:?}");
+    assert_eq!(report.rendered, 0, "the sizes are known: {report:?}");
+    assert_eq!(report.size, first.size);
+    let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(r.version, 6, "saved in this version again");
+
+    // A build with nothing to do saves an older record in this version too.
+    old.pages.remove(gone);
+    let sealed = matome::fsutil::seal(postcard::to_stdvec(&old).unwrap());
+    std::fs::write(&record, sealed).unwrap();
+    let report = matome::render::build(site.root(), &Default::default()).unwrap();
+    assert_eq!((report.rendered, report.removed), (0, 0), "{report:?}");
+    let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(r.version, 6);
 }
 
 /// `.matome/search/files.json` says which snapshot files the index holds; one out of step with

@@ -6,8 +6,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use matome::config::Language;
+use matome::render::site::BaseUrl;
 use matome::render::strings::Strings;
-use matome::render::theme::{Filters, Theme};
+use matome::render::theme::Theme;
 use matome::search::static_index::{
     StaticDoc, for_each_term, normalize, write_manifest, write_month,
 };
@@ -150,11 +151,8 @@ fn fixture_site(public: &Path) {
     let theme = Theme::load(
         empty.path(),
         "default",
-        Filters {
-            base_url: "https://user.github.io/repo/".into(),
-            base_path: "/repo/".into(),
-            timezone: chrono_tz::Asia::Tokyo,
-        },
+        BaseUrl::new("https://user.github.io/repo/"),
+        chrono_tz::Asia::Tokyo,
     )
     .unwrap();
     let view = json!({

@@ -8,6 +8,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::At;
+use crate::config::ranges::{Int, Ranges};
+use crate::config::settings as s;
 
 /// `[alerts]`: where a curator is told about problems worth a human's attention.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -41,7 +43,7 @@ pub struct EmailSettings {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawAlerts {
     #[serde(default)]
-    feed_failing_hours: Option<Spanned<u32>>,
+    feed_failing_hours: Int,
     #[serde(default)]
     webhook_env: Option<Spanned<String>>,
     #[serde(default)]
@@ -53,7 +55,7 @@ pub(crate) struct RawAlerts {
 pub(crate) struct RawEmail {
     host: Spanned<String>,
     #[serde(default)]
-    port: Option<u16>,
+    port: Int,
     from: Spanned<String>,
     to: Spanned<Vec<String>>,
     #[serde(default)]
@@ -85,14 +87,8 @@ pub(crate) fn alert_settings(
     at: At,
 ) -> Result<Option<AlertSettings>> {
     let Some(raw) = raw else { return Ok(None) };
-    let feed_failing_hours = match &raw.feed_failing_hours {
-        None => 24,
-        Some(h) if *h.get_ref() >= 1 => *h.get_ref(),
-        Some(h) => bail!(
-            "{}: alerts.feed_failing_hours must be at least 1",
-            at(h.span())
-        ),
-    };
+    let feed_failing_hours =
+        Ranges { at }.int(raw.feed_failing_hours, &s::ALERTS_FEED_FAILING_HOURS)?;
     let webhook_env = raw
         .webhook_env
         .as_ref()
@@ -143,7 +139,7 @@ fn email_settings(e: RawEmail, at: At) -> Result<EmailSettings> {
     }
     Ok(EmailSettings {
         host,
-        port: e.port.unwrap_or(587),
+        port: Ranges { at }.int(e.port, &s::ALERTS_EMAIL_PORT)?,
         from,
         to: e.to.into_inner(),
         user_env: e.user_env.unwrap_or_else(|| "MATOME_SMTP_USER".into()),

@@ -65,7 +65,7 @@ fn indexes_and_cache_agree_with_content() {
         ],
     );
     let a = Archive::load(root).unwrap();
-    assert_eq!(a.parsed_files, 2);
+    assert_eq!(a.refreshed_files, 2);
     assert_eq!(a.digests.len(), 2);
     assert!(a.digests[0].hour < a.digests[1].hour, "time order");
     assert_eq!(a.items.len(), 3);
@@ -79,7 +79,7 @@ fn indexes_and_cache_agree_with_content() {
 
     // Second load: everything from the cache, same archive.
     let b = Archive::load(root).unwrap();
-    assert_eq!(b.parsed_files, 0);
+    assert_eq!(b.refreshed_files, 0);
     assert_eq!(b.items.len(), 3);
     assert_eq!(b.digests[1].hash, a.digests[1].hash);
 
@@ -89,7 +89,7 @@ fn indexes_and_cache_agree_with_content() {
     std::fs::write(&p, text.replace("title b", "title bee")).unwrap();
     std::fs::remove_file(root.join("content/2021/07/20/0800.md")).unwrap();
     let c = Archive::load(root).unwrap();
-    assert_eq!(c.parsed_files, 1);
+    assert_eq!(c.refreshed_files, 1);
     assert_eq!(c.items.len(), 1);
     assert_eq!(c.items[0].title, "title bee");
 }
@@ -138,12 +138,12 @@ fn names_from_cached_chunks_are_numbered_as_without_a_cache() {
         ],
     );
     let cached = Archive::load(root).unwrap();
-    assert_eq!(cached.parsed_files, 1);
+    assert_eq!(cached.refreshed_files, 1);
     let again = Archive::load(root).unwrap();
-    assert_eq!(again.parsed_files, 0);
+    assert_eq!(again.refreshed_files, 0);
     std::fs::remove_dir_all(crate::layout::archive_cache_dir(root)).unwrap();
     let fresh = Archive::load(root).unwrap();
-    assert_eq!(fresh.parsed_files, 3);
+    assert_eq!(fresh.refreshed_files, 3);
     assert_eq!(shape(&cached), shape(&fresh));
     assert_eq!(shape(&again), shape(&fresh));
     assert_eq!(fresh.keywords.names, ["日本銀行", "半導体", "Apple"]);
@@ -161,7 +161,7 @@ fn a_damaged_or_inconsistent_chunk_is_rebuilt_from_content() {
     bytes[3] ^= 0x40;
     std::fs::write(&chunk, &bytes).unwrap();
     let a = Archive::load(root).unwrap();
-    assert_eq!(a.parsed_files, 1, "a damaged chunk is not used");
+    assert_eq!(a.refreshed_files, 1, "a damaged chunk is not used");
     assert_eq!(shape(&a), want);
 
     let mut c: Chunk = fsutil::from_sealed(&std::fs::read(&chunk).unwrap()).unwrap();
@@ -169,12 +169,12 @@ fn a_damaged_or_inconsistent_chunk_is_rebuilt_from_content() {
     std::fs::write(&chunk, fsutil::to_sealed(&c).unwrap()).unwrap();
     let a = Archive::load(root).unwrap();
     assert_eq!(
-        a.parsed_files, 1,
+        a.refreshed_files, 1,
         "a chunk naming outside its table is not used"
     );
     assert_eq!(shape(&a), want);
     assert_eq!(
-        Archive::load(root).unwrap().parsed_files,
+        Archive::load(root).unwrap().refreshed_files,
         0,
         "and is rewritten"
     );

@@ -156,7 +156,7 @@ pub(crate) fn atom(ctx: &Ctx, cat: Option<u32>, snapshots: &Snapshots) -> Result
         list.push(AtomEntry {
             id: format!(
                 "{}{}#item-{}",
-                site.base_url,
+                site.base_url(),
                 site.digest_url(e.digest as usize),
                 e.index + 1
             ),
@@ -223,7 +223,7 @@ pub(crate) fn digests_atom(ctx: &Ctx) -> Result<Vec<u8>> {
             let items = a.digest_items(d);
             let url = site.digest_url(d);
             DigestEntry {
-                id: format!("{}{url}", site.base_url),
+                id: format!("{}{url}", site.base_url()),
                 heading: site.digest_heading(d),
                 published: rfc3339(&a.digests[d].hour.to_utc()),
                 updated: rfc3339(&a.digests[d].updated.to_utc()),

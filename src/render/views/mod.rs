@@ -31,7 +31,7 @@ use super::site::{Site, Tax};
 use super::strings::Strings;
 use super::theme::Theme;
 use crate::content::Snapshot;
-use crate::content::archive::Entry;
+use crate::content::archive::ListedItem;
 use crate::fetch::state::FetchState;
 
 /// Snapshot files a page shows (summaries, bodies, trend rows), by digest, read by the caller.
@@ -217,8 +217,8 @@ pub(crate) fn layout<'s, T: Serialize>(
     Layout {
         site: SiteView {
             title: &site.config.title,
-            base_url: &site.base_url,
-            base_path: &site.base_path,
+            base_url: site.base_url(),
+            base_path: site.base_path(),
             language: site.strings.lang,
             generator: format!("matome {}", env!("CARGO_PKG_VERSION")),
         },
@@ -257,7 +257,7 @@ pub(crate) fn describe<S: AsRef<str>>(
     out
 }
 
-pub(crate) fn entry_view(site: &Site, e: &Entry, summary: Option<String>) -> ItemView {
+pub(crate) fn entry_view(site: &Site, e: &ListedItem, summary: Option<String>) -> ItemView {
     ItemView {
         title: e.title.clone(),
         link: safe_link(&e.link),

@@ -221,7 +221,7 @@ fn a_new_item_rewrites_only_its_month() {
     assert_eq!(before, after, "June's files untouched");
     write_manifest(dir.path(), &[s6, s7], &["IT"]).unwrap();
     let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(dir.path().join(SEARCH_MANIFEST)).unwrap()).unwrap();
     assert_eq!(m["format"], FORMAT);
     assert!(m["stop"].as_array().unwrap().iter().any(|w| w == "the"));
     assert_eq!(m["months"][0]["month"], "2021-07", "newest first");
