@@ -2,13 +2,13 @@
 //! event, across sites, hours and months, as the snapshots record it (`story = "ID"`).
 //!
 //! Kept as one compressed table, not a list per story: each item names its story by number
-//! ([`super::Entry::story`]) and story `s`'s members are one slice of a single array, so a year
+//! ([`super::ListedItem::story`]) and story `s`'s members are one slice of a single array, so a year
 //! (365,000 items, nearly as many stories: most items are alone) costs two numbers per item plus
 //! a 16-byte ID per story, built in one linear pass.
 
 use rustc_hash::FxHashMap;
 
-use super::Entry;
+use super::ListedItem;
 
 /// A story ID as the archive keeps it: the 16 bytes of the first item's key.
 pub type StoryKey = [u8; 16];
@@ -90,7 +90,7 @@ impl StoryNumbers {
 
     /// The members of every story of `items` (each naming its story's number): a counting
     /// sort, linear in the items.
-    pub(super) fn finish(self, items: &[Entry]) -> Stories {
+    pub(super) fn finish(self, items: &[ListedItem]) -> Stories {
         let n = self.keys.len();
         let mut start = vec![0u32; n + 1];
         for e in items {

@@ -11,7 +11,7 @@ use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
 
 use super::{Ctx, rfc3339};
-use crate::content::archive::Entry;
+use crate::content::archive::ListedItem;
 use crate::render::page::{Fp, Kind, Page};
 use crate::render::safety::safe_link;
 use crate::render::site::Site;
@@ -84,7 +84,7 @@ fn source(site: &Site, i: u32) -> SourceView {
     }
 }
 
-fn row_url(site: &Site, e: &Entry) -> String {
+fn row_url(site: &Site, e: &ListedItem) -> String {
     format!(
         "{}#item-{}",
         site.digest_url(e.digest as usize),
@@ -254,7 +254,7 @@ fn utc(t: Option<DateTime<FixedOffset>>) -> String {
 /// The tag URI of story `s`: the base URL's host, the date of its first item, its ID.
 fn tag(site: &Site, s: u32) -> String {
     let a = site.archive;
-    let host = url::Url::parse(&site.base_url)
+    let host = url::Url::parse(site.base_url())
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
         .unwrap_or_else(|| "localhost".into());
