@@ -135,17 +135,11 @@ pub(crate) fn ranked(
     min_sites: usize,
     limit: usize,
 ) -> Vec<Ranked> {
-    let ids: Vec<String> = stories.iter().map(|&s| a.stories.id(s)).collect();
-    let number: FxHashMap<&str, u32> = ids
-        .iter()
-        .zip(stories)
-        .map(|(id, &s)| (id.as_str(), s))
-        .collect();
-    let reports = stories.iter().zip(&ids).flat_map(|(&s, id)| {
+    let reports = stories.iter().flat_map(|&s| {
         a.stories.members(s).iter().map(move |&i| {
             let e = &a.items[i as usize];
             Report {
-                story: id.as_str(),
+                story: s,
                 site: a.sites.names[e.site as usize].as_str(),
                 at: a.digests[e.digest as usize].hour,
             }
@@ -155,7 +149,7 @@ pub(crate) fn ranked(
     coverage::top(&cov, min_sites, rank, limit)
         .into_iter()
         .map(|c| Ranked {
-            story: number[c.story],
+            story: c.story,
             sites: c.site_count(),
             reached: c.reached(min_sites),
             last_site: c.sites.last().map(|s| s.1),

@@ -4,14 +4,15 @@
 //! (archive rows, snapshots) and does no IO.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 
 use chrono::{DateTime, FixedOffset};
 
-/// One archived item, as coverage sees it.
+/// One archived item, as coverage sees it. `S` names its story: an ID
+/// ([`crate::content::Item::story_id`]) or any number standing for one.
 #[derive(Clone, Copy, Debug)]
-pub struct Report<'a> {
-    /// The item's story ID ([`crate::content::Item::story_id`]).
-    pub story: &'a str,
+pub struct Report<'a, S> {
+    pub story: S,
     pub site: &'a str,
     /// When it was reported (the item's publication or archive time, as the caller chooses).
     pub at: DateTime<FixedOffset>,
@@ -19,8 +20,8 @@ pub struct Report<'a> {
 
 /// One story's coverage.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Coverage<'a> {
-    pub story: &'a str,
+pub struct Coverage<'a, S> {
+    pub story: S,
     /// Each distinct site with the time of its first report, earliest first.
     pub sites: Vec<(&'a str, DateTime<FixedOffset>)>,
     /// Reports in all (a site may report a story more than once).
@@ -29,7 +30,7 @@ pub struct Coverage<'a> {
     pub last: DateTime<FixedOffset>,
 }
 
-impl Coverage<'_> {
+impl<S> Coverage<'_, S> {
     /// The number of distinct sites.
     pub fn site_count(&self) -> usize {
         self.sites.len()
@@ -46,9 +47,11 @@ impl Coverage<'_> {
 
 /// The coverage of every story among `reports`, in order of first report (then story ID):
 /// linear in the reports.
-pub fn coverage<'a>(reports: impl IntoIterator<Item = Report<'a>>) -> Vec<Coverage<'a>> {
-    let mut at: HashMap<&str, usize> = HashMap::new();
-    let mut out: Vec<Coverage<'a>> = Vec::new();
+pub fn coverage<'a, S: Copy + Eq + Hash + Ord>(
+    reports: impl IntoIterator<Item = Report<'a, S>>,
+) -> Vec<Coverage<'a, S>> {
+    let mut at: HashMap<S, usize> = HashMap::new();
+    let mut out: Vec<Coverage<'a, S>> = Vec::new();
     for r in reports {
         let i = *at.entry(r.story).or_insert_with(|| {
             out.push(Coverage {
@@ -72,7 +75,7 @@ pub fn coverage<'a>(reports: impl IntoIterator<Item = Report<'a>>) -> Vec<Covera
     for c in &mut out {
         c.sites.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
     }
-    out.sort_by(|a, b| a.first.cmp(&b.first).then(a.story.cmp(b.story)));
+    out.sort_by(|a, b| a.first.cmp(&b.first).then(a.story.cmp(&b.story)));
     out
 }
 
@@ -90,7 +93,7 @@ pub enum Rank {
 }
 
 impl Rank {
-    fn score(self, c: &Coverage<'_>) -> f64 {
+    fn score<S>(self, c: &Coverage<'_, S>) -> f64 {
         let sites = c.site_count() as f64;
         match self {
             Rank::BySites => sites,
@@ -108,13 +111,13 @@ impl Rank {
 /// The top `limit` stories of `stories` covered by at least `min_sites` distinct sites, best
 /// first; ties go to more reports, then the newer latest report, then the story ID, so the
 /// order is total and stable across builds.
-pub fn top<'s, 'a>(
-    stories: &'s [Coverage<'a>],
+pub fn top<'s, 'a, S: Ord>(
+    stories: &'s [Coverage<'a, S>],
     min_sites: usize,
     rank: Rank,
     limit: usize,
-) -> Vec<&'s Coverage<'a>> {
-    let mut scored: Vec<(f64, &Coverage<'a>)> = stories
+) -> Vec<&'s Coverage<'a, S>> {
+    let mut scored: Vec<(f64, &Coverage<'a, S>)> = stories
         .iter()
         .filter(|c| c.site_count() >= min_sites.max(1))
         .map(|c| (rank.score(c), c))
@@ -123,7 +126,7 @@ pub fn top<'s, 'a>(
         sb.total_cmp(sa)
             .then(b.items.cmp(&a.items))
             .then(b.last.cmp(&a.last))
-            .then(a.story.cmp(b.story))
+            .then(a.story.cmp(&b.story))
     });
     scored.truncate(limit);
     scored.into_iter().map(|(_, c)| c).collect()
@@ -138,7 +141,7 @@ mod tests {
             + chrono::Duration::hours(h)
     }
 
-    fn r<'a>(story: &'a str, site: &'a str, h: i64) -> Report<'a> {
+    fn r<'a>(story: &'a str, site: &'a str, h: i64) -> Report<'a, &'a str> {
         Report {
             story,
             site,
