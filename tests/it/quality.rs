@@ -53,6 +53,8 @@ enum Part {
     Tuning2,
     /// The second held-out part, a tuning part from issue 25's fourth round on.
     Tuning3,
+    /// The held-out part (only its aggregates are ever printed).
+    HeldOut3,
 }
 
 /// The tuning parts, in the order they were labelled.
@@ -70,6 +72,10 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout2.toml"
             ),
+            Part::HeldOut3 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout3.toml"
+            ),
         }
     }
 
@@ -78,6 +84,7 @@ impl Part {
             Part::Tuning => "tuning part 1",
             Part::Tuning2 => "tuning part 2 (held out to round 3)",
             Part::Tuning3 => "tuning part 3 (held out to round 3)",
+            Part::HeldOut3 => "held-out part 3",
         }
     }
 
@@ -234,6 +241,14 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
+/// The held-out part's floors, set after the fourth round's one look at it (precision@3 0.753,
+/// Japanese 0.814, English 0.704; recall@3 0.586): issue 25's goal is precision@3 ≥ 0.68, each
+/// language ≥ 0.62, recall@3 ≥ 0.60. The precision floors are the goal, met; the recall floor
+/// just under what was reached (the goal is not met: raise it to 0.60 once it is).
+const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
+const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.57;
+
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped).
 /// - part 1, round 3: 0.777 (Japanese 0.809, English 0.747), recall@3 0.679;
@@ -244,6 +259,11 @@ fn floors(part: Part) -> (f64, f64, f64) {
         Part::Tuning => (0.76, 0.73, 0.66),
         Part::Tuning2 => (0.70, 0.64, 0.55),
         Part::Tuning3 => (0.69, 0.63, 0.56),
+        Part::HeldOut3 => (
+            HELD_OUT_PRECISION_FLOOR,
+            HELD_OUT_LANGUAGE_PRECISION_FLOOR,
+            HELD_OUT_RECALL_FLOOR,
+        ),
     }
 }
 
@@ -338,6 +358,16 @@ fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
     assert!(score(&total, "all").predicted > 1000);
 }
 
+/// The held-out part: only its aggregate figures are printed, and the floors hold.
+#[test]
+fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
+    let (held_out, none) = evaluate(Part::HeldOut3);
+    assert!(none.is_empty());
+    print_scores(Part::HeldOut3, &held_out);
+    let failed = below_floors(Part::HeldOut3, &held_out);
+    assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
+}
+
 /// One analyser, three users: every keyword shown for an item, analysed as a search query,
 /// gives index terms that the item's own text has — so clicking a 頻出ワード finds its item.
 /// Over all parts (their texts carry URLs, currency amounts, `OPEC+`, `N+1` …); a miss in a
@@ -358,7 +388,7 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for part in TUNING_PARTS {
+    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut3]) {
         let items: Vec<Item> = part.gold().iter().map(to_item).collect();
         let refs: Vec<&Item> = items.iter().collect();
         let df = DocFreq::from_items(&refs);
