@@ -257,12 +257,21 @@ impl Analyzer {
     /// chunk). A chunk after "to" is a verb's ("to generate random invoices"), and one ending
     /// in an -s word before a determiner ends in a verb ("CI fails when …", "growth keeps the").
     pub(super) fn chunk_bounded(&self, toks: &[Tok], start: usize, end: usize) -> bool {
-        let word_at = |t: &Tok| (t.kind == Kind::Latin).then(|| t.surface.to_ascii_lowercase());
+        // (lower-cased only when it has a capital: most words borrow their surface)
+        fn word_at<'t>(t: &Tok<'t>) -> Option<Cow<'t, str>> {
+            (t.kind == Kind::Latin).then(|| {
+                if t.surface.bytes().any(|b| b.is_ascii_uppercase()) {
+                    Cow::Owned(t.surface.to_ascii_lowercase())
+                } else {
+                    Cow::Borrowed(t.surface)
+                }
+            })
+        }
         let breaks = |t: &Tok| {
             word_at(t).is_none_or(|w| {
                 t.surface.starts_with(|c: char| c.is_ascii_uppercase())
                     || self.is_stop_en(&w)
-                    || super::headline::COMPARATIVES.contains(&w.as_str())
+                    || super::headline::COMPARATIVES.contains(&&*w)
                     || (!w.contains('-') && (w.ends_with("ed") || w.ends_with("ly")))
             })
         };
@@ -279,7 +288,7 @@ impl Analyzer {
             .is_some_and(|t| t.surface.ends_with('s') && !t.surface.ends_with("ss"));
         let determiner = next.and_then(word_at).is_some_and(|w| {
             matches!(
-                w.as_str(),
+                &*w,
                 "the"
                     | "a"
                     | "an"
