@@ -19,6 +19,8 @@ pub(super) struct Cand<'t> {
     pub(super) in_title: bool,
     /// A lower-case phrase other items of the archive also hold (a term, not two neighbours).
     pub(super) shared: bool,
+    /// Somewhere a whole noun chunk of its sentence (see [`super::Term::chunk`]).
+    pub(super) chunk: bool,
     pub(super) displays: FxHashMap<&'t str, usize>,
 }
 

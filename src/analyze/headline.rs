@@ -51,6 +51,200 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
         && !(last.ends_with("ed") || last.ends_with("ing") || last.ends_with("ly"))
 }
 
+/// Whether a phrase the text says once reads as a noun phrase a reader would tag ("deposit
+/// rate", "food prices", "rate limiting", "GIN indexes"): two or three words of lower-case
+/// letters, digits and hyphens (the first may be an acronym), no word an -ed or -ly form
+/// (unless hyphenated: "ad-supported tier"), the first no -s or -ing form (a verb: "keeps
+/// slowing", "using Redis") and no comparative ("higher food prices").
+pub(super) fn text_noun_phrase(phrase: &str) -> bool {
+    let words: Vec<&str> = phrase.split(' ').collect();
+    let plain = |w: &str| {
+        w.len() >= 3
+            && w.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && w.starts_with(|c: char| c.is_ascii_lowercase())
+    };
+    let acronym = |w: &str| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_uppercase());
+    let modifier = |w: &str| w.contains('-') || !(w.ends_with("ed") || w.ends_with("ly"));
+    let (first, rest) = match words.as_slice() {
+        [first, rest @ ..] if (1..=2).contains(&rest.len()) => (*first, rest),
+        _ => return false,
+    };
+    let first_ok = acronym(first)
+        || (plain(first)
+            && modifier(first)
+            && (first.contains('-') || !(first.ends_with('s') || first.ends_with("ing")))
+            && !COMPARATIVES.contains(&first));
+    first_ok
+        && rest.iter().all(|w| plain(w) && modifier(w))
+        && !words.iter().any(|w| NO_NOUN.contains(w))
+}
+
+/// Closed classes of English that are no part of a noun phrase a reader tags: irregular verb
+/// forms ("data show", "bill fell", "took effect"), adverbs that follow a noun ("stay wide",
+/// "good enough"), number words and ordinals ("five hours", "third straight").
+const NO_NOUN: &[&str] = &[
+    "went",
+    "took",
+    "taken",
+    "broke",
+    "broken",
+    "built",
+    "wrote",
+    "written",
+    "fell",
+    "fallen",
+    "struck",
+    "made",
+    "gave",
+    "given",
+    "got",
+    "gotten",
+    "ran",
+    "run",
+    "runs",
+    "cut",
+    "cuts",
+    "put",
+    "puts",
+    "set",
+    "sets",
+    "left",
+    "kept",
+    "keep",
+    "keeps",
+    "held",
+    "told",
+    "sold",
+    "found",
+    "brought",
+    "thought",
+    "began",
+    "begun",
+    "grew",
+    "grown",
+    "show",
+    "shows",
+    "shown",
+    "say",
+    "says",
+    "seen",
+    "saw",
+    "came",
+    "come",
+    "comes",
+    "become",
+    "became",
+    "knew",
+    "known",
+    "rose",
+    "risen",
+    "won",
+    "lost",
+    "paid",
+    "spent",
+    "stood",
+    "led",
+    "met",
+    "bought",
+    "caught",
+    "taught",
+    "chose",
+    "chosen",
+    "spoke",
+    "spoken",
+    "fled",
+    "flew",
+    "stole",
+    "stolen",
+    "wore",
+    "gives",
+    "give",
+    "get",
+    "gets",
+    "go",
+    "goes",
+    "make",
+    "makes",
+    "take",
+    "takes",
+    "stay",
+    "stays",
+    "fail",
+    "fails",
+    "work",
+    "works",
+    "read",
+    "reads",
+    "ship",
+    "ships",
+    "need",
+    "needs",
+    "enough",
+    "away",
+    "straight",
+    "forever",
+    "outside",
+    "underneath",
+    "ago",
+    "yet",
+    "again",
+    "together",
+    "instead",
+    "ahead",
+    "anyone",
+    "everyone",
+    "someone",
+    "something",
+    "nothing",
+    "everything",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "last",
+    "next",
+    "many",
+    "much",
+    "several",
+    "major",
+    "large",
+    "small",
+    "big",
+    "new",
+    "old",
+    "good",
+    "bad",
+    "real",
+    "whole",
+    "own",
+    "same",
+    "different",
+    "various",
+];
+
+/// Comparatives that start a phrase without belonging to it ("higher food prices").
+pub(super) const COMPARATIVES: &[&str] = &[
+    "higher", "lower", "bigger", "smaller", "larger", "faster", "slower", "stronger", "weaker",
+    "greater", "better", "worse", "cheaper", "newer", "older", "longer", "shorter", "wider",
+];
+
 /// What a title's shape says about its English words.
 #[derive(Debug, Default)]
 pub(super) struct Headline {

@@ -38,7 +38,7 @@ use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 5;
+pub const ANALYZER_VERSION: u32 = 6;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -154,8 +154,10 @@ impl Analyzer {
                 lower: false,
                 in_title: false,
                 shared: false,
+                chunk: false,
                 displays: FxHashMap::default(),
             });
+            c.chunk |= t.chunk;
             c.in_title |= in_title;
             c.proper |= t.proper;
             c.lower |= !t.phrase
@@ -173,7 +175,8 @@ impl Analyzer {
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
-            // is a name or a title's lower-case noun phrase ("chip factory").
+            // is a name, a title's lower-case noun phrase ("chip factory") or a whole noun chunk
+            // of the text ("kept its deposit rate at 2.0%").
             .filter(|(key, c)| {
                 // (the headline's verb is in no phrase: "index falls", "stabilizes LazyCell")
                 let verb = analysed
@@ -188,6 +191,7 @@ impl Analyzer {
                     || c.shared
                     || c.count >= 2
                     || (c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)))
+                    || (c.chunk && c.displays.keys().any(|d| headline::text_noun_phrase(d)))
             })
             .map(|(key, c)| {
                 let display = c
@@ -200,7 +204,17 @@ impl Analyzer {
                 // An English word seen in lower case is a common word, even where a sentence or
                 // a headline's subject gave it a capital.
                 let proper = c.proper && !(english && c.lower);
-                let weight = rank::weight(key, proper, c.weak, c.phrase);
+                let mut weight = rank::weight(key, proper, c.weak, c.phrase);
+                // (a noun chunk the text says once, "deposit rate", is what the item is about
+                // more often than a lone common word of it)
+                let once = c.phrase
+                    && !c.proper
+                    && !c.shared
+                    && c.count < 2
+                    && !(c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)));
+                if once {
+                    weight *= rank::TEXT_NOUN_CHUNK_WEIGHT;
+                }
                 let score = c.tf * df.idf(key) * weight;
                 (score, c.first, key, display)
             })
@@ -361,21 +375,21 @@ mod tests {
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {
-        // The value is FNV-1a over (version 5, the lists with their lengths), computed outside
+        // The value is FNV-1a over (version 6, the lists with their lengths), computed outside
         // Rust: a standard-library hasher would change it with a toolchain upgrade and rebuild
         // every cached df.tsv and search index.
         assert_eq!(
-            ANALYZER_VERSION, 5,
+            ANALYZER_VERSION, 6,
             "bump this test's value with the version"
         );
-        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0x65c7_2cc5_7ccb_9e50);
+        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0x1c0e_adda_0d02_1ab5);
         // Moving a word between the lists changes it.
         assert_ne!(
             fingerprint_hash("これ\nthe\n", ""),
             fingerprint_hash("これ\n", "the\n")
         );
         let f = Analyzer::get().fingerprint();
-        assert_eq!(f, format!("v5-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
+        assert_eq!(f, format!("v6-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
         assert_eq!(f, Analyzer::get().fingerprint());
     }
 

@@ -21,6 +21,9 @@ pub struct Term {
     pub weak: bool,
     /// An English name (capitalised mid-sentence, or an acronym): ranks higher.
     pub proper: bool,
+    /// An English phrase that is a whole noun chunk of its sentence: no content word of the
+    /// same chunk stands right before or after it ([`Analyzer::chunk_bounded`]).
+    pub chunk: bool,
 }
 
 impl Analyzer {
@@ -222,9 +225,17 @@ impl Analyzer {
                 // (never across a headline's verb: "Bitcoin drops" is no phrase)
                 let verb_at = |t: usize| headline.is_some_and(|h| h.is_verb(t));
                 if let Some((second, j)) = next_word(i).filter(|_| !verb_at(i + 1)) {
-                    self.english_phrase(&[&word, &second], named, title_case, out);
-                    if let Some((third, _)) = next_word(j).filter(|_| !verb_at(j + 1)) {
-                        self.english_phrase(&[&word, &second, &third], named, title_case, out);
+                    let chunk = self.chunk_bounded(toks, start, j);
+                    self.english_phrase(&[&word, &second], named, title_case, chunk, out);
+                    if let Some((third, k)) = next_word(j).filter(|_| !verb_at(j + 1)) {
+                        let chunk = self.chunk_bounded(toks, start, k);
+                        self.english_phrase(
+                            &[&word, &second, &third],
+                            named,
+                            title_case,
+                            chunk,
+                            out,
+                        );
                     }
                 }
                 if !title_case {
@@ -238,6 +249,66 @@ impl Analyzer {
                 out[before].proper = true;
             }
         }
+    }
+
+    /// Whether the words of `toks[start..end]` are a whole noun chunk: the word before and the
+    /// word after are no lower-case content words that would continue it (a stop word, a
+    /// comparative, an -ed or -ly word, a capitalised word, a number or punctuation ends a
+    /// chunk). A chunk after "to" is a verb's ("to generate random invoices"), and one ending
+    /// in an -s word before a determiner ends in a verb ("CI fails when …", "growth keeps the").
+    pub(super) fn chunk_bounded(&self, toks: &[Tok], start: usize, end: usize) -> bool {
+        // (lower-cased only when it has a capital: most words borrow their surface)
+        fn word_at<'t>(t: &Tok<'t>) -> Option<Cow<'t, str>> {
+            (t.kind == Kind::Latin).then(|| {
+                if t.surface.bytes().any(|b| b.is_ascii_uppercase()) {
+                    Cow::Owned(t.surface.to_ascii_lowercase())
+                } else {
+                    Cow::Borrowed(t.surface)
+                }
+            })
+        }
+        let breaks = |t: &Tok| {
+            word_at(t).is_none_or(|w| {
+                t.surface.starts_with(|c: char| c.is_ascii_uppercase())
+                    || self.is_stop_en(&w)
+                    || super::headline::COMPARATIVES.contains(&&*w)
+                    || (!w.contains('-') && (w.ends_with("ed") || w.ends_with("ly")))
+            })
+        };
+        let prev = toks[..start].iter().rev().find(|t| t.kind != Kind::Space);
+        let next = toks[end..].iter().find(|t| t.kind != Kind::Space);
+        if prev.is_some_and(|t| !breaks(t) || t.surface == "to") || next.is_some_and(|t| !breaks(t))
+        {
+            return false;
+        }
+        let last_s = toks[..end]
+            .iter()
+            .rev()
+            .find(|t| t.kind == Kind::Latin)
+            .is_some_and(|t| t.surface.ends_with('s') && !t.surface.ends_with("ss"));
+        let determiner = next.and_then(word_at).is_some_and(|w| {
+            matches!(
+                &*w,
+                "the"
+                    | "a"
+                    | "an"
+                    | "its"
+                    | "their"
+                    | "his"
+                    | "her"
+                    | "our"
+                    | "this"
+                    | "these"
+                    | "those"
+                    | "when"
+                    | "if"
+                    | "more"
+                    | "up"
+                    | "down"
+                    | "out"
+            )
+        });
+        !(last_s && determiner)
     }
 
     /// A quoted title of a work in a headline ('We Met in Virtual Reality' finds love …): one
@@ -285,6 +356,7 @@ impl Analyzer {
                     phrase: true,
                     weak: false,
                     proper: true,
+                    chunk: false,
                 });
             }
         }
@@ -331,9 +403,22 @@ impl Analyzer {
             // after one word and before two (Food and Drug Administration), not in a list
             // (Ivory Coast and Ghana, Apple and AMD).
             let Some((w2, e2)) = next_word(e) else { break };
-            let joins = rank::NAME_CONNECTORS.contains(&w.as_str())
+            // (after "of" or "for", "and" joins the name's last part: Ministry of Internal
+            // Affairs and Communications, Centers for Disease Control and Prevention; not a
+            // second name with a connector of its own: Bank of England and Bank of Japan)
+            let last_part = connectors > 0
+                && next_word(e2).is_none_or(|(w3, e3)| {
+                    !(rank::NAME_CONNECTORS.contains(&w3.as_str()) || w3 == "for")
+                        && (!capital(&w3)
+                            || next_word(e3).is_none_or(|(w4, _)| {
+                                !(rank::NAME_CONNECTORS.contains(&w4.as_str()) || w4 == "for")
+                            }))
+                });
+            let joins = (rank::NAME_CONNECTORS.contains(&w.as_str())
+                || (w == "for" && named && words.len() == 1))
                 && capital(&w2)
                 && (w != "and"
+                    || last_part
                     || (words.len() == 1 && next_word(e2).is_some_and(|(w3, _)| capital(&w3))));
             if !joins {
                 break;
@@ -359,6 +444,7 @@ impl Analyzer {
             phrase: true,
             weak: false,
             proper: true,
+            chunk: false,
         });
     }
 
@@ -395,6 +481,7 @@ impl Analyzer {
             phrase: false,
             weak,
             proper,
+            chunk: false,
         });
     }
 
@@ -405,6 +492,7 @@ impl Analyzer {
         words: &[&str],
         mid_sentence: bool,
         title_case: bool,
+        chunk: bool,
         out: &mut Vec<Term>,
     ) {
         let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
@@ -463,6 +551,7 @@ impl Analyzer {
             phrase: true,
             weak: false,
             proper: name,
+            chunk,
         });
     }
 
@@ -530,6 +619,7 @@ impl Analyzer {
             phrase: false,
             weak,
             proper,
+            chunk: false,
         });
     }
 
