@@ -199,8 +199,10 @@ pub struct ContentError {
 }
 
 impl Snapshot {
-    /// Parses a snapshot file's text; `path` is used in errors.
+    /// Parses a snapshot file's text; `path` is used in errors. Counted ([`derived::parses`]):
+    /// what the derived layer holds is read from it, not parsed again.
     pub fn parse(text: &str, path: &str) -> Result<Snapshot, ContentError> {
+        derived::count_parse();
         let err = |line: usize, message: String| ContentError {
             path: path.to_string(),
             line,

@@ -130,7 +130,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
         .filter(|f| f.kind == FeedKind::Trends)
         .map(|f| f.url.as_str())
         .collect();
-    let stories = due_stories(&config, &base_url, &files, now)?;
+    let stories = due_stories(root, &config, &base_url, &files, now)?;
     let http = http_client()?;
     let mut run = Run {
         root,
@@ -173,6 +173,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
 /// The stories due for the `what = "stories"` targets: those that reached `[stories]
 /// feed_min_sites` within the span any of them may still post (see [`stories`]).
 fn due_stories(
+    root: &Path,
     config: &Config,
     base_url: &str,
     files: &[DigestFile],
@@ -188,7 +189,14 @@ fn due_stories(
         return Ok(Vec::new());
     };
     let from = now - chrono::Duration::hours(max_age + stories::LOOKBACK_HOURS);
-    stories::due(config, base_url, files, from, config.stories.feed_min_sites)
+    stories::due(
+        root,
+        config,
+        base_url,
+        files,
+        from,
+        config.stories.feed_min_sites,
+    )
 }
 
 impl Run<'_> {

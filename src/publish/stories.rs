@@ -7,9 +7,13 @@
 //!
 //! Read from the snapshot files of a bounded span: the posts a run can still send (newer than
 //! `max_age_hours` of the target with the largest) and [`LOOKBACK_HOURS`] before them, where a
-//! story's earlier members are. The post's text is the story's headline (its first item's title,
+//! story's earlier members are. Each file is read through the derived layer
+//! ([`crate::content::derived::load`]), as the build reads it: from its record, parsed only when
+//! no record describes it (and then recorded). The post's text is the story's headline (its first item's title,
 //! a feed's text: made inert by each sender like every feed text), how many sites covered it, and
 //! its first link.
+
+use std::path::Path;
 
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset};
@@ -45,9 +49,10 @@ fn item_time(hour: DateTime<FixedOffset>, k: usize) -> DateTime<FixedOffset> {
     hour + chrono::Duration::seconds((k as i64 + 1).min(3599))
 }
 
-/// The stories of `files` (those from `from` on) that reached `min_sites` distinct sites, in the
-/// order they did. Linear in the items read.
+/// The stories of `files` (those from `from` on) of the site at `root` that reached `min_sites`
+/// distinct sites, in the order they did. Linear in the items read.
 pub fn due(
+    root: &Path,
     config: &Config,
     base_url: &str,
     files: &[DigestFile],
@@ -58,7 +63,7 @@ pub fn due(
     let mut snaps: Vec<(DateTime<FixedOffset>, Snapshot)> = Vec::new();
     for f in &files[start..] {
         // A file that does not parse is `matome check`'s to report; the others still count.
-        if let Ok(s) = Snapshot::load(&f.path) {
+        if let Ok((_, s)) = crate::content::derived::load(root, &f.path) {
             snaps.push((f.hour, s));
         }
     }

@@ -3,12 +3,12 @@
 //! contract, limits included): a story is posted once, when its `[stories] feed_min_sites`-th
 //! distinct site reports it, never again as more sites do or across reruns; its text is its
 //! headline (inert), its sites count and its first link; a digests target beside it goes on
-//! posting digests.
+//! posting digests; a run reads its span through the derived layer, parsing only new files.
 
 use serde_json::Value;
 
 use crate::publish_services::*;
-use crate::support::Site;
+use crate::support::{RunOutput, Site};
 
 /// One item: (site, id, title, story ID or "" for its own).
 type Row<'a> = (&'a str, &'a str, &'a str, &'a str);
@@ -227,4 +227,68 @@ fn the_threshold_is_the_stories_setting_and_digests_targets_go_on_posting_digest
         "{}",
         out.stderr
     );
+}
+
+/// `matome publish` with `MATOME_TIMINGS`: its output and the snapshot parses it reports.
+fn publish_counting(site: &Site, env: &[(String, String)], now: &str) -> (RunOutput, usize) {
+    let mut env = env.to_vec();
+    env.push(("MATOME_TIMINGS".into(), "1".into()));
+    let out = publish(site, &env, now, &[]);
+    out.assert_success();
+    let parses = out
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("snapshot parses: "))
+        .unwrap_or_else(|| panic!("no parse count in {}", out.combined()))
+        .trim()
+        .parse()
+        .unwrap();
+    (out, parses)
+}
+
+/// A stories target reads its span through the derived layer, as the build does: after a build
+/// no snapshot file is parsed again; a new hour no record describes yet is parsed once (and
+/// recorded), its story still posted, and the next run parses nothing.
+#[test]
+fn publishing_stories_parses_no_file_the_derived_layer_holds() {
+    let (services, rec) = start();
+    let mut site = Site::new();
+    site.config.base_url = BASE.into();
+    site.config.append = format!(
+        "{}[stories]\nfeed_min_sites = 2\n",
+        targets_toml(&rec, &["webhook"], "what = \"stories\"\n")
+    );
+    site.write_config(&[]);
+    let env = envs(&rec);
+    let (first, second) = (key("a", "1"), key("a", "2"));
+    write(
+        &site,
+        "2021-07-20T08:00:00+09:00",
+        &[("a", "1", "新型チップ発表", ""), ("a", "2", "決算発表", "")],
+    );
+    write(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        &[("b", "1", "新型チップを発表", &first)],
+    );
+    site.matome(&["build"]).assert_success();
+    let (out, parses) = publish_counting(&site, &env, "2021-07-20T09:30:00+09:00");
+    assert_eq!(parses, 0, "the build recorded every file: {}", out.combined());
+
+    write(
+        &site,
+        "2021-07-20T10:00:00+09:00",
+        &[("b", "2", "決算を発表", &second)],
+    );
+    let (out, parses) = publish_counting(&site, &env, "2021-07-20T10:30:00+09:00");
+    assert_eq!(parses, 1, "only the new hour: {}", out.combined());
+    let hooks = services.accepted("webhook");
+    assert_eq!(hooks.len(), 1, "{}", out.combined());
+    assert_eq!(hooks[0]["id"], format!("story:{second}"));
+    assert_eq!(hooks[0]["heading"], "決算発表");
+    assert_eq!(hooks[0]["items"], 2);
+
+    let (out, parses) = publish_counting(&site, &env, "2021-07-20T10:40:00+09:00");
+    assert_eq!(parses, 0, "recorded by the run before: {}", out.combined());
+    assert!(out.stdout.contains("nothing new"), "{}", out.stdout);
 }
