@@ -141,6 +141,7 @@ pub fn run(root: &Path, opts: &PublishOptions) -> Result<PublishReport> {
         has_trends: !trend_feeds.is_empty(),
         tz: config.timezone,
         maker: Maker {
+            root,
             config: &config,
             base_url: &base_url,
             files: &files,

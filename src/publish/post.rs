@@ -50,6 +50,16 @@ pub struct DigestFile {
     pub path: PathBuf,
 }
 
+impl DigestFile {
+    /// Its snapshot, through the derived layer ([`crate::content::derived::load`]): its record,
+    /// else parsed (and recorded), as the build reads it.
+    pub fn load(&self, root: &Path) -> Result<Snapshot> {
+        crate::content::derived::load(root, &self.path)
+            .map(|(_, s)| s)
+            .map_err(|b| anyhow::anyhow!("{}", b.error))
+    }
+}
+
 /// The archive's digest files by their paths (`content/YYYY/MM/DD/HHMM.md`, site zone), oldest
 /// first. Files named otherwise are left to `matome check`.
 pub fn digest_files(root: &Path, tz: chrono_tz::Tz) -> Result<Vec<DigestFile>> {
@@ -144,6 +154,8 @@ pub fn plan(
 
 /// Builds the posts the run needs (each once, shared by the targets).
 pub struct Maker<'a> {
+    /// The site's root (its snapshots are read through the derived layer).
+    pub root: &'a Path,
     pub config: &'a Config,
     pub base_url: &'a str,
     pub files: &'a [DigestFile],
@@ -209,7 +221,7 @@ impl Maker<'_> {
     }
 
     fn digest(&self, i: usize) -> Result<Option<Post>> {
-        let snap = Snapshot::load(&self.files[i].path)?;
+        let snap = self.files[i].load(self.root)?;
         let tz = self.config.timezone;
         if snap.items.is_empty() {
             return Ok(None);
@@ -287,7 +299,7 @@ impl Maker<'_> {
             if day_of(&f.hour, tz) != day {
                 break;
             }
-            items.extend(Snapshot::load(&f.path)?.items);
+            items.extend(f.load(self.root)?.items);
         }
         let words = self.trend_words(items.iter());
         if words.is_empty() {

@@ -63,7 +63,7 @@ pub fn due(
     let mut snaps: Vec<(DateTime<FixedOffset>, Snapshot)> = Vec::new();
     for f in &files[start..] {
         // A file that does not parse is `matome check`'s to report; the others still count.
-        if let Ok((_, s)) = crate::content::derived::load(root, &f.path) {
+        if let Ok(s) = f.load(root) {
             snaps.push((f.hour, s));
         }
     }

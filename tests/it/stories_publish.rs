@@ -246,17 +246,19 @@ fn publish_counting(site: &Site, env: &[(String, String)], now: &str) -> (RunOut
     (out, parses)
 }
 
-/// A stories target reads its span through the derived layer, as the build does: after a build
-/// no snapshot file is parsed again; a new hour no record describes yet is parsed once (and
-/// recorded), its story still posted, and the next run parses nothing.
+/// A stories target reads its span through the derived layer, as the build does, and so does a
+/// digests target beside it: after a build no snapshot file is parsed again; a new hour no
+/// record describes yet is parsed once (and recorded), its story and its digest still posted,
+/// and the next run parses nothing.
 #[test]
-fn publishing_stories_parses_no_file_the_derived_layer_holds() {
+fn publishing_stories_and_digests_parses_no_file_the_derived_layer_holds() {
     let (services, rec) = start();
     let mut site = Site::new();
     site.config.base_url = BASE.into();
     site.config.append = format!(
-        "{}[stories]\nfeed_min_sites = 2\n",
-        targets_toml(&rec, &["webhook"], "what = \"stories\"\n")
+        "{}{}[stories]\nfeed_min_sites = 2\n",
+        targets_toml(&rec, &["webhook"], "what = \"stories\"\n"),
+        targets_toml(&rec, &["slack"], "")
     );
     site.write_config(&[]);
     let env = envs(&rec);
@@ -287,6 +289,13 @@ fn publishing_stories_parses_no_file_the_derived_layer_holds() {
     assert_eq!(hooks[0]["id"], format!("story:{second}"));
     assert_eq!(hooks[0]["heading"], "決算発表");
     assert_eq!(hooks[0]["items"], 2);
+    let slack = services.accepted("slack");
+    assert_eq!(slack.len(), 1, "the new digest: {}", out.combined());
+    assert!(
+        slack[0]["text"].as_str().unwrap().contains("2021-07-20 10:00"),
+        "{}",
+        slack[0]
+    );
 
     let (out, parses) = publish_counting(&site, &env, "2021-07-20T10:40:00+09:00");
     assert_eq!(parses, 0, "recorded by the run before: {}", out.combined());
