@@ -1,5 +1,7 @@
 //! The content part of `matome check`: every snapshot file parses, is named for the hour it
-//! declares, and archives no item another file already has.
+//! declares, archives no item another file already has, and each item's `story` names a story
+//! the archive has: 32 lower-case hex digits, the key of an item archived before it (or at the
+//! same time) that is its story's first item.
 //!
 //! A year is 8,760 files; parsing them all each hour would cost more than the rest of the check.
 //! So the check reads what it needs of each file (the hour it declares, each item's key) from
@@ -7,14 +9,18 @@
 //! parsed again only when it is new or its bytes changed, and a file that does not parse is
 //! parsed (and reported) every time until it is fixed. `--all` parses every file from content/.
 //! Duplicates are found by key and confirmed on the two files' parsed items before they are
-//! reported, so a key collision is never reported as a duplicate. Problems come out in path
-//! order whether the view was used or not.
+//! reported, so a key collision is never reported as a duplicate. Stories are checked from the
+//! view too (it keeps the story of each item that joins another's); a file with a story problem
+//! is read again only to name the line. Problems come out in path order whether the view was
+//! used or not.
 
 use std::path::Path;
 
 use rustc_hash::FxHashMap;
+use serde::Deserialize;
 
 use crate::config::Config;
+use crate::content::keys::StoryRef;
 use crate::content::{self, ItemKey, Snapshot};
 
 /// What the content check found.
@@ -56,11 +62,13 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
     // key → (file, item) of its first occurrence, in path order.
     let mut seen: FxHashMap<ItemKey, (usize, usize)> = FxHashMap::default();
     let mut loaded: FxHashMap<usize, Option<Snapshot>> = FxHashMap::default();
+    // Each problem with the file it is in, put in path order at the end.
+    let mut problems: Vec<(usize, String)> = Vec::new();
     for (f, (rel, entry)) in files.iter().enumerate() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                r.problems.push(e.to_string());
+                problems.push((f, e.to_string()));
                 continue;
             }
         };
@@ -71,10 +79,13 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
         };
         let expected = content::snapshot_rel_path(&local);
         if !Path::new(rel).ends_with(&expected) {
-            r.problems.push(format!(
-                "{rel}: its hour is {} but the file for that hour is {}",
-                content::rfc3339(&hour),
-                expected.display()
+            problems.push((
+                f,
+                format!(
+                    "{rel}: its hour is {} but the file for that hour is {}",
+                    content::rfc3339(&hour),
+                    expected.display()
+                ),
             ));
         }
         for (i, &k) in entry.keys.iter().enumerate() {
@@ -93,14 +104,142 @@ pub fn check(root: &Path, config: Option<&Config>, all: bool) -> ContentReport {
             if let (Some(a), Some(b)) = (item(f, i), item(first_f, first_i))
                 && (&a.feed, &a.id) == (&b.feed, &b.id)
             {
-                r.problems.push(format!(
-                    "{rel}: item {:?} of feed {} is also in {}; an item is archived once",
-                    a.id, a.feed, files[first_f].0
+                problems.push((
+                    f,
+                    format!(
+                        "{rel}: item {:?} of feed {} is also in {}; an item is archived once",
+                        a.id, a.feed, files[first_f].0
+                    ),
                 ));
             }
         }
     }
+    let entries: Vec<Option<&content::keys::FileKeys>> = files
+        .iter()
+        .map(|(_, e)| e.as_ref().ok().copied())
+        .collect();
+    let names: Vec<&str> = files.iter().map(|(rel, _)| *rel).collect();
+    problems.extend(story_problems(root, &names, &entries, &seen));
+    problems.sort_by_key(|(f, _)| *f);
+    r.problems = problems.into_iter().map(|(_, p)| p).collect();
     r
+}
+
+/// What is wrong with an item's `story`.
+enum StoryProblem {
+    Malformed,
+    NotArchived,
+    /// Its first item is archived after it (in the file of this number).
+    After(usize),
+    /// Its first item is in another story (in the file of this number).
+    Elsewhere(usize),
+}
+
+/// The story problems of `entries` (each file's view entry, in path order; `None`: a broken
+/// file), `seen` giving each key's first (file, item): each with its file, named by its line.
+/// Linear in the items that join a story, plus one read of each file with a problem.
+fn story_problems(
+    root: &Path,
+    names: &[&str],
+    entries: &[Option<&content::keys::FileKeys>],
+    seen: &FxHashMap<ItemKey, (usize, usize)>,
+) -> Vec<(usize, String)> {
+    // Whether item `n` of file `f` starts its own story (or has none recorded).
+    let own = |f: usize, n: usize| {
+        entries[f].is_none_or(|e| {
+            e.stories
+                .binary_search_by_key(&(n as u32), |(m, _)| *m)
+                .is_err()
+        })
+    };
+    let mut found: Vec<(usize, usize, StoryProblem)> = Vec::new();
+    for (f, e) in entries.iter().enumerate() {
+        for &(n, story) in e.map(|e| e.stories.as_slice()).unwrap_or_default() {
+            let n = n as usize;
+            let problem = match story {
+                StoryRef::Malformed => StoryProblem::Malformed,
+                StoryRef::First(first) => match seen.get(&first) {
+                    None => StoryProblem::NotArchived,
+                    Some(&at) if at > (f, n) => StoryProblem::After(at.0),
+                    Some(&(g, m)) if !own(g, m) => StoryProblem::Elsewhere(g),
+                    Some(_) => continue,
+                },
+            };
+            found.push((f, n, problem));
+        }
+    }
+    let mut out = Vec::with_capacity(found.len());
+    let mut lines: (usize, Vec<Option<(usize, String)>>) = (usize::MAX, Vec::new());
+    for (f, n, problem) in found {
+        if lines.0 != f {
+            let text = std::fs::read_to_string(root.join(names[f])).unwrap_or_default();
+            lines = (f, story_lines(&text));
+        }
+        let (place, value) = match lines.1.get(n).cloned().flatten() {
+            Some((line, value)) => (format!("{}:{line}", names[f]), value),
+            None => (format!("{} (item {})", names[f], n + 1), String::new()),
+        };
+        let value: String = value.chars().take(40).collect();
+        let what = match problem {
+            StoryProblem::Malformed => format!(
+                "story {value:?} is not a story ID (32 lower-case hex digits: the key of the \
+                 story's first item; or no `story` line, the item alone)"
+            ),
+            StoryProblem::NotArchived => format!(
+                "story {value:?} names as its first no item the archive has{}",
+                if entries.iter().any(Option::is_none) {
+                    " (or one in a file that does not parse)"
+                } else {
+                    ""
+                }
+            ),
+            StoryProblem::After(g) => format!(
+                "story {value:?} names as its first an item archived after this one (in {}); a \
+                 story's first item comes first",
+                names[g]
+            ),
+            StoryProblem::Elsewhere(g) => format!(
+                "story {value:?} names as its first an item of another story (in {})",
+                names[g]
+            ),
+        };
+        out.push((f, format!("{place}: {what}")));
+    }
+    out
+}
+
+/// The line and value of each item's `story` in a snapshot file's text (by item; `None` for an
+/// item without one). A parse of the front matter (counted by [`content::derived::parses`]),
+/// made only for a file with a story problem to name.
+fn story_lines(text: &str) -> Vec<Option<(usize, String)>> {
+    #[derive(Deserialize)]
+    struct Front {
+        #[serde(default)]
+        items: Vec<Story>,
+    }
+    #[derive(Deserialize)]
+    struct Story {
+        #[serde(default)]
+        story: Option<toml::Spanned<String>>,
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Ok((start, end, _)) = content::front_matter(text) else {
+        return Vec::new();
+    };
+    content::derived::count_parse();
+    let Ok(front) = toml::from_str::<Front>(&text[start..end]) else {
+        return Vec::new();
+    };
+    front
+        .items
+        .into_iter()
+        .map(|i| {
+            i.story.map(|s| {
+                let line = crate::text::line_of(text, start + s.span().start);
+                (line, s.into_inner())
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

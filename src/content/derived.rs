@@ -41,7 +41,8 @@ use crate::fsutil;
 /// check`; the versionless search-docs cache gone).
 /// 6: an item's story (issue 24).
 /// 7: the archive's rows carry their story.
-pub(crate) const VERSION: u32 = 7;
+/// 8: the keys view carries the stories items join (`matome check` checks them).
+pub(crate) const VERSION: u32 = 8;
 
 /// Snapshot texts parsed by this process ([`Snapshot::parse`] counts each one, whoever calls it;
 /// the derived layer's parse is [`load`]'s rebuild path).
@@ -54,8 +55,8 @@ pub fn parses() -> usize {
     PARSES.load(Ordering::Relaxed)
 }
 
-/// Counts one parse ([`Snapshot::parse`]).
-pub(super) fn count_parse() {
+/// Counts one parse ([`Snapshot::parse`], and `matome check` placing a story problem).
+pub(crate) fn count_parse() {
     PARSES.fetch_add(1, Ordering::Relaxed);
 }
 

@@ -2,7 +2,8 @@
 //! the derived layer's ([`super::derived`]) view for a fetch and for `matome check`.
 //!
 //! `.matome/keys.bin` (postcard, sealed, [`derived::VERSION`]) remembers each snapshot file's
-//! keys ([`ItemKey`]: 16 bytes an item) and the hour it declares, with its [`Stamp`]. A file
+//! keys ([`ItemKey`]: 16 bytes an item), the hour it declares and the stories its items join
+//! (16 bytes an item that joins another's), with its [`Stamp`]. A file
 //! whose entry still stands ([`Stamp::check`]: every file of a fresh git clone, with the cache
 //! restored by CI, is recognised by its bytes) is not read further; the others are loaded through
 //! [`derived::load`] (their record, else a parse) — normally none, or the current hour's — so an
@@ -70,10 +71,24 @@ fn save_cache(root: &Path, files: &BTreeMap<String, FileKeys>) {
 
 impl FileKeys {
     fn of(stamp: Stamp, s: &Snapshot) -> FileKeys {
+        let keys: Vec<ItemKey> = s.items.iter().map(super::Item::key).collect();
+        let stories = s
+            .items
+            .iter()
+            .zip(&keys)
+            .enumerate()
+            .filter(|(_, (item, _))| !item.story.is_empty())
+            .filter_map(|(n, (item, key))| match ItemKey::from_hex(&item.story) {
+                Some(first) if first == *key => None,
+                Some(first) => Some((n as u32, StoryRef::First(first))),
+                None => Some((n as u32, StoryRef::Malformed)),
+            })
+            .collect();
         FileKeys {
             stamp,
             hour: (s.hour.timestamp(), s.hour.offset().local_minus_utc()),
-            keys: s.items.iter().map(super::Item::key).collect(),
+            keys,
+            stories,
         }
     }
 
@@ -117,6 +132,19 @@ pub(crate) struct FileKeys {
     hour: (i64, i32),
     /// The file's item keys, in file order.
     pub(crate) keys: Vec<ItemKey>,
+    /// The items whose `story` is not their own (by their number in the file, in file order):
+    /// what `matome check` needs to check it. An item alone, starting a story or archived
+    /// before stories has none here.
+    pub(crate) stories: Vec<(u32, StoryRef)>,
+}
+
+/// What an item's `story` says, when it names a story other than the item's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum StoryRef {
+    /// The key of the story's first item (its 32 hex digits).
+    First(ItemKey),
+    /// Not 32 lower-case hex digits.
+    Malformed,
 }
 
 fn cache_path(root: &Path) -> PathBuf {

@@ -146,6 +146,24 @@ impl ItemKey {
     pub fn hex(&self) -> String {
         crate::hash::hex(&self.0)
     }
+
+    /// The key [`ItemKey::hex`] wrote: 32 lower-case hex digits, else `None`.
+    pub fn from_hex(hex: &str) -> Option<ItemKey> {
+        let b = hex.as_bytes();
+        let nibble = |c: u8| match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        };
+        if b.len() != 32 {
+            return None;
+        }
+        let mut key = [0u8; 16];
+        for (i, k) in key.iter_mut().enumerate() {
+            *k = nibble(b[2 * i])? << 4 | nibble(b[2 * i + 1])?;
+        }
+        Some(ItemKey(key))
+    }
 }
 
 /// One snapshot file: a digest of the items one hour's runs found.
@@ -198,6 +216,30 @@ pub struct ContentError {
     pub message: String,
 }
 
+/// Where the front matter of a snapshot's text (without its byte order mark) lies: its start,
+/// its end and the body's start; else the line and what is wrong.
+pub(crate) fn front_matter(text: &str) -> Result<(usize, usize, usize), (usize, &'static str)> {
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next().unwrap_or("");
+    if first.trim_end() != "+++" {
+        return Err((
+            1,
+            "a snapshot starts with a `+++` line, then TOML front matter, then `+++`",
+        ));
+    }
+    let mut offset = first.len();
+    for line in lines {
+        if line.trim_end() == "+++" {
+            return Ok((first.len(), offset, offset + line.len()));
+        }
+        offset += line.len();
+    }
+    Err((
+        crate::text::line_of(text, text.len().saturating_sub(1)),
+        "the front matter never ends: did you forget the closing `+++`?",
+    ))
+}
+
 impl Snapshot {
     /// Parses a snapshot file's text; `path` is used in errors. Counted ([`derived::parses`]):
     /// what the derived layer holds is read from it, not parsed again.
@@ -209,30 +251,8 @@ impl Snapshot {
             message,
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut lines = text.split_inclusive('\n');
-        let first = lines.next().unwrap_or("");
-        if first.trim_end() != "+++" {
-            return Err(err(
-                1,
-                "a snapshot starts with a `+++` line, then TOML front matter, then `+++`".into(),
-            ));
-        }
-        let fm_start = first.len();
-        let mut offset = fm_start;
-        let mut fm_end = None;
-        for line in lines {
-            if line.trim_end() == "+++" {
-                fm_end = Some((offset, offset + line.len()));
-                break;
-            }
-            offset += line.len();
-        }
-        let Some((fm_end, body_start)) = fm_end else {
-            return Err(err(
-                crate::text::line_of(text, text.len().saturating_sub(1)),
-                "the front matter never ends: did you forget the closing `+++`?".into(),
-            ));
-        };
+        let (fm_start, fm_end, body_start) =
+            front_matter(text).map_err(|(line, m)| err(line, m.into()))?;
         let fm = &text[fm_start..fm_end];
         let parsed: FrontMatter = toml::from_str(fm).map_err(|e| {
             let line = e

@@ -312,3 +312,23 @@ fn a_story_round_trips_and_an_item_without_one_is_its_own_story() {
     assert_eq!(back, s);
     assert_eq!(back.items[1].story_id(), own);
 }
+
+#[test]
+fn a_story_id_reads_back_as_the_key_it_was_written_from_and_nothing_else_does() {
+    let key = ItemKey::new("https://f.example/rss", "a");
+    assert_eq!(ItemKey::from_hex(&key.hex()), Some(key));
+    let upper = key.hex().to_uppercase();
+    let short = &key.hex()[..31];
+    let long = format!("{}0", key.hex());
+    let wide = format!("{}あ", &key.hex()[..29]);
+    for bad in [
+        upper.as_str(),
+        short,
+        &long,
+        &wide,
+        "",
+        "g".repeat(32).as_str(),
+    ] {
+        assert_eq!(ItemKey::from_hex(bad), None, "{bad:?}");
+    }
+}

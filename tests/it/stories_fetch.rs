@@ -187,6 +187,10 @@ fn one_event_from_three_sites_over_two_hours_is_one_story_and_an_earlier_hour_is
     // a release and the next version's beta, same site: two stories, each its own
     assert_eq!(story(&RUST_RELEASE), key(&RUST_RELEASE));
     assert_eq!(story(&RUST_BETA), key(&RUST_BETA), "{s:#?}");
+    // `matome check` finds every story the fetches wrote well formed, each naming a first item
+    // before it
+    site.matome(&["build"]).assert_success();
+    site.matome(&["check"]).assert_success();
 }
 
 /// What each way of losing the window (or changing its settings) gives the second hour: the
@@ -375,4 +379,6 @@ fn analyze_gives_an_archive_without_stories_the_ones_fetch_gave() {
     let out = site.matome(&["analyze", "--all"]);
     assert!(out.stdout.contains(" 0 files rewritten"), "{out:?}");
     assert_eq!([site.read(FILE1), site.read(FILE2)], text);
+    site.matome(&["build"]).assert_success();
+    site.matome(&["check"]).assert_success();
 }

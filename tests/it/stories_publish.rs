@@ -275,7 +275,12 @@ fn publishing_stories_and_digests_parses_no_file_the_derived_layer_holds() {
     );
     site.matome(&["build"]).assert_success();
     let (out, parses) = publish_counting(&site, &env, "2021-07-20T09:30:00+09:00");
-    assert_eq!(parses, 0, "the build recorded every file: {}", out.combined());
+    assert_eq!(
+        parses,
+        0,
+        "the build recorded every file: {}",
+        out.combined()
+    );
 
     write(
         &site,
@@ -292,7 +297,10 @@ fn publishing_stories_and_digests_parses_no_file_the_derived_layer_holds() {
     let slack = services.accepted("slack");
     assert_eq!(slack.len(), 1, "the new digest: {}", out.combined());
     assert!(
-        slack[0]["text"].as_str().unwrap().contains("2021-07-20 10:00"),
+        slack[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("2021-07-20 10:00"),
         "{}",
         slack[0]
     );

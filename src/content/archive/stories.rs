@@ -17,26 +17,9 @@ pub type StoryKey = [u8; 16];
 /// story's first item, [`crate::content::ItemKey::hex`]). An ID of any other shape (written by
 /// hand) is named by a hash of it, so items that share it still share a story.
 pub fn story_key(id: &str) -> StoryKey {
-    let b = id.as_bytes();
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    let mut key = [0u8; 16];
-    if b.len() == 32 {
-        let parsed = (0..16).all(|i| match (nibble(b[2 * i]), nibble(b[2 * i + 1])) {
-            (Some(h), Some(l)) => {
-                key[i] = h << 4 | l;
-                true
-            }
-            _ => false,
-        });
-        if parsed {
-            return key;
-        }
-    }
-    crate::content::ItemKey::new("story", id).0
+    crate::content::ItemKey::from_hex(id)
+        .unwrap_or_else(|| crate::content::ItemKey::new("story", id))
+        .0
 }
 
 /// The archive's stories.
