@@ -26,6 +26,7 @@ mod publish_services;
 mod quality;
 mod recovered_feeds;
 mod robust;
+mod scripts;
 mod search;
 mod search_page;
 mod search_paths;
