@@ -7,69 +7,36 @@
 //! are in docs/).
 
 use base64::Engine as _;
-use chrono::{DateTime, FixedOffset};
-use matome::content::{Item, ItemKey, Snapshot, snapshot_rel_path};
+use matome::content::Item;
 use serde_json::json;
 
 use crate::browser_site::{CLIPPED_JS, tappable_links_js};
 use crate::support::browser::{self, Browser};
+use crate::support::snapshots::{self, Source, write_digest as write};
 use crate::support::web::serve_dir;
 use crate::support::{Site, TestServer};
 
 const WIDTHS: [u32; 3] = [390, 768, 1350];
 
-fn t(s: &str) -> DateTime<FixedOffset> {
-    DateTime::parse_from_rfc3339(s).unwrap()
-}
+const ITMEDIA: Source = Source::new("ITmedia NEWS", "itmedianews");
+const NIKKEI: Source = Source::new("日経電子版", "nikkei");
+const MINATO: Source = Source::new("みなと新聞", "minato-np");
+const IMPRESS: Source = Source::new("Impress Watch", "impresswatch");
+const DEVNOTE: Source = Source::new("開発ノート", "devnote");
+const CNET: Source = Source::new("CNET Japan", "cnetjapan");
+const VERGE: Source = Source::new("The Verge", "theverge");
+const REUTERS: Source = Source::new("ロイター", "reuters");
+const BLOOMBERG: Source = Source::new("Bloomberg", "bloomberg");
+const SCIENCE: Source = Source::new("サイエンス・デイリー", "sciencedaily");
 
-fn slug(site: &str) -> String {
-    let known = [
-        ("日経電子版", "nikkei"),
-        ("みなと新聞", "minato-np"),
-        ("開発ノート", "devnote"),
-        ("ロイター", "reuters"),
-        ("サイエンス・デイリー", "sciencedaily"),
-    ];
-    if let Some((_, d)) = known.iter().find(|(n, _)| *n == site) {
-        return d.to_string();
-    }
-    site.chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect::<String>()
-        .to_lowercase()
-}
-
-/// An item; `story` names the (site, id) of the story's first item.
-fn item(id: &str, site: &str, cat: &str, title: &str, story: Option<(&str, &str)>) -> Item {
-    let feed = |s: &str| format!("https://{}.example/feed", slug(s));
-    Item {
-        id: id.into(),
-        feed: feed(site),
-        category: cat.into(),
-        site: site.into(),
-        title: title.into(),
-        link: format!("https://{}.example/articles/2021/07/{id}", slug(site)),
-        published: t("2021-07-20T08:10:00+09:00"),
-        keywords: vec!["iPhone".into()],
-        summary: format!("{title}。記事の要約です。"),
-        text: String::new(),
-        trend: None,
-        story: story
-            .map(|(s, i)| ItemKey::new(&feed(s), i).hex())
-            .unwrap_or_default(),
-    }
-}
-
-fn write(site: &Site, hour: &str, items: Vec<Item>) {
-    let h = t(hour);
-    Snapshot {
-        hour: h,
-        updated: h + chrono::Duration::minutes(25),
-        items,
-        body: String::new(),
-    }
-    .write(&site.path(snapshot_rel_path(&h)))
-    .unwrap();
+/// An item of `source` in category `cat`; `story` names the (source, id) of the story's first
+/// item.
+fn item(id: &str, source: Source, cat: &str, title: &str, story: Option<(Source, &str)>) -> Item {
+    let mut item = snapshots::item(id, source, title, story);
+    item.category = cat.into();
+    item.keywords = vec!["iPhone".into()];
+    item.summary = format!("{title}。記事の要約です。");
+    item
 }
 
 /// Two hours of a news morning: a release covered by four sites, a rate decision by three
@@ -85,35 +52,35 @@ fn story_site(server: &TestServer) -> Site {
         vec![
             item(
                 "r1",
-                "ITmedia NEWS",
+                ITMEDIA,
                 "IT",
                 "Apple、新型iPhone 13を発表　カメラを大幅強化し価格は据え置き",
                 None,
             ),
             item(
                 "b1",
-                "日経電子版",
+                NIKKEI,
                 "金融",
                 "日銀、政策金利を据え置き　物価見通しを上方修正",
                 None,
             ),
             item(
                 "l1",
-                "みなと新聞",
+                MINATO,
                 "ニュース",
                 "大雨で在来線の一部区間が運転見合わせ　午前中の再開目指す",
                 None,
             ),
             item(
                 "o1",
-                "Impress Watch",
+                IMPRESS,
                 "IT",
                 "大手クラウドで大規模障害、国内の複数サービスに影響",
                 None,
             ),
             item(
                 "l2",
-                "開発ノート",
+                DEVNOTE,
                 "Program",
                 "Rustの非同期処理でキャンセルを安全に扱う3つのパターン",
                 None,
@@ -126,49 +93,49 @@ fn story_site(server: &TestServer) -> Site {
         vec![
             item(
                 "r2",
-                "Impress Watch",
+                IMPRESS,
                 "IT",
                 "iPhone 13シリーズ発表、A15 Bionic搭載で9月24日発売",
-                Some(("ITmedia NEWS", "r1")),
+                Some((ITMEDIA, "r1")),
             ),
             item(
                 "r3",
-                "CNET Japan",
+                CNET,
                 "IT",
                 "アップル、「iPhone 13」を発表--バッテリー持続時間が延長",
-                Some(("ITmedia NEWS", "r1")),
+                Some((ITMEDIA, "r1")),
             ),
             item(
                 "r4",
-                "The Verge",
+                VERGE,
                 "海外TECH",
                 "Apple announces the iPhone 13 with a bigger battery and a brighter display",
-                Some(("ITmedia NEWS", "r1")),
+                Some((ITMEDIA, "r1")),
             ),
             item(
                 "b2",
-                "ロイター",
+                REUTERS,
                 "金融",
                 "日銀が金融政策の現状維持を決定、物価見通し引き上げ",
-                Some(("日経電子版", "b1")),
+                Some((NIKKEI, "b1")),
             ),
             item(
                 "b3",
-                "Bloomberg",
+                BLOOMBERG,
                 "金融",
                 "BOJ holds rates steady, raises its inflation outlook",
-                Some(("日経電子版", "b1")),
+                Some((NIKKEI, "b1")),
             ),
             item(
                 "o2",
-                "ITmedia NEWS",
+                ITMEDIA,
                 "IT",
                 "クラウド障害が復旧、原因はネットワーク設定の誤り",
-                Some(("Impress Watch", "o1")),
+                Some((IMPRESS, "o1")),
             ),
             item(
                 "l3",
-                "サイエンス・デイリー",
+                SCIENCE,
                 "科学",
                 "小惑星の砂から水とアミノ酸の痕跡　探査機が持ち帰った試料を分析",
                 None,

@@ -10,54 +10,26 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use chrono::{DateTime, FixedOffset};
-use matome::content::{Item, ItemKey, Snapshot, snapshot_rel_path};
+use matome::content::Item;
 
 use crate::support::Site;
+use crate::support::snapshots::{self, Source, write_digest as write};
 
 fn t(s: &str) -> DateTime<FixedOffset> {
     DateTime::parse_from_rfc3339(s).unwrap()
 }
 
-fn feed(site: &str) -> String {
-    format!(
-        "https://{}.example/feed",
-        site.to_lowercase().replace(' ', "-")
-    )
-}
+const ITMEDIA: Source = Source::new("ITmedia", "itmedia");
+const IMPRESS: Source = Source::new("Impress Watch", "impress-watch");
+const CNET: Source = Source::new("CNET Japan", "cnet-japan");
+const LOCAL: Source = Source::new("地方ニュース", "chiho-news");
 
-/// An item of `site`; `story` is the item whose story it joins (`None`: its own).
-fn item(id: &str, site: &str, title: &str, story: Option<(&str, &str)>) -> Item {
-    Item {
-        id: id.into(),
-        feed: feed(site),
-        category: "IT".into(),
-        site: site.into(),
-        title: title.into(),
-        link: format!(
-            "https://{}.example/a/{id}?x=1&y=2",
-            site.to_lowercase().replace(' ', "-")
-        ),
-        published: t("2021-07-20T08:00:00+09:00"),
-        keywords: Vec::new(),
-        summary: String::new(),
-        text: String::new(),
-        trend: None,
-        story: story
-            .map(|(s, i)| ItemKey::new(&feed(s), i).hex())
-            .unwrap_or_default(),
-    }
-}
-
-fn write(site: &Site, hour: &str, items: Vec<Item>) {
-    let h = t(hour);
-    Snapshot {
-        hour: h,
-        updated: h + chrono::Duration::minutes(20),
-        items,
-        body: String::new(),
-    }
-    .write(&site.path(snapshot_rel_path(&h)))
-    .unwrap();
+/// An item of `source` whose link has a query (its `&` escaped on every page); `story` is the
+/// item whose story it joins (`None`: its own).
+fn item(id: &str, source: Source, title: &str, story: Option<(Source, &str)>) -> Item {
+    let mut item = snapshots::item(id, source, title, story);
+    item.link.push_str("?x=1&y=2");
+    item
 }
 
 fn build(site: &Site) -> String {
@@ -81,16 +53,16 @@ fn three_site_story() -> Site {
         &site,
         "2021-07-20T08:00:00+09:00",
         vec![
-            item("a1", "ITmedia", APPLE, None),
-            item("l1", "地方ニュース", LONE, None),
+            item("a1", ITMEDIA, APPLE, None),
+            item("l1", LOCAL, LONE, None),
         ],
     );
     write(
         &site,
         "2021-07-20T09:00:00+09:00",
         vec![
-            item("b1", "Impress Watch", APPLE_2, Some(("ITmedia", "a1"))),
-            item("c1", "CNET Japan", APPLE_3, Some(("ITmedia", "a1"))),
+            item("b1", IMPRESS, APPLE_2, Some((ITMEDIA, "a1"))),
+            item("c1", CNET, APPLE_3, Some((ITMEDIA, "a1"))),
         ],
     );
     site
@@ -180,7 +152,7 @@ fn three_sites_in_one_story_show_on_rows_day_home_and_feed() {
     let entries = f["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 1, "{entries:?}");
     let e = &entries[0];
-    let key = ItemKey::new(&feed("ITmedia"), "a1").hex();
+    let key = ITMEDIA.story("a1");
     assert_eq!(
         e["id"].as_str().unwrap(),
         format!("tag:example.com,2021-07-19:story/{key}")
@@ -215,13 +187,13 @@ fn a_story_of_one_site_and_lone_items_show_nothing_extra() {
     write(
         &site,
         "2021-07-20T08:00:00+09:00",
-        vec![item("a1", "ITmedia", APPLE, None)],
+        vec![item("a1", ITMEDIA, APPLE, None)],
     );
     // The same site again, in the story: no other source.
     write(
         &site,
         "2021-07-20T09:00:00+09:00",
-        vec![item("a2", "ITmedia", APPLE_2, Some(("ITmedia", "a1")))],
+        vec![item("a2", ITMEDIA, APPLE_2, Some((ITMEDIA, "a1")))],
     );
     build(&site);
     for page in [
@@ -249,14 +221,19 @@ fn hostile_titles_stay_escaped_on_rows_top_stories_and_the_feed() {
     write(
         &site,
         "2021-07-20T08:00:00+09:00",
-        vec![item("a1", "ITmedia", evil, None)],
+        vec![item("a1", ITMEDIA, evil, None)],
     );
     write(
         &site,
         "2021-07-20T09:00:00+09:00",
         vec![
-            item("b1", "Impress <i>Watch</i>", evil, Some(("ITmedia", "a1"))),
-            item("c1", "CNET Japan", evil, Some(("ITmedia", "a1"))),
+            item(
+                "b1",
+                Source::new("Impress <i>Watch</i>", "impress-watch"),
+                evil,
+                Some((ITMEDIA, "a1")),
+            ),
+            item("c1", CNET, evil, Some((ITMEDIA, "a1"))),
         ],
     );
     build(&site);
@@ -320,22 +297,22 @@ fn a_later_hour_joining_an_old_story_renders_the_old_digest_again_and_nothing_un
     write(
         &site,
         "2021-07-19T10:00:00+09:00",
-        vec![item("a1", "ITmedia", APPLE, None)],
+        vec![item("a1", ITMEDIA, APPLE, None)],
     );
     write(
         &site,
         "2021-07-19T11:00:00+09:00",
-        vec![item("x1", "地方ニュース", LONE, None)],
+        vec![item("x1", LOCAL, LONE, None)],
     );
     write(
         &site,
         "2021-07-19T12:00:00+09:00",
-        vec![item("y1", "地方ニュース", "天気の話", None)],
+        vec![item("y1", LOCAL, "天気の話", None)],
     );
     write(
         &site,
         "2021-07-19T13:00:00+09:00",
-        vec![item("z1", "地方ニュース", "交通の話", None)],
+        vec![item("z1", LOCAL, "交通の話", None)],
     );
     build(&site);
     let old = "2021/07/19/1000/index.html";
@@ -346,8 +323,8 @@ fn a_later_hour_joining_an_old_story_renders_the_old_digest_again_and_nothing_un
         &site,
         "2021-07-20T09:00:00+09:00",
         vec![
-            item("b1", "Impress Watch", APPLE_2, Some(("ITmedia", "a1"))),
-            item("c1", "CNET Japan", APPLE_3, Some(("ITmedia", "a1"))),
+            item("b1", IMPRESS, APPLE_2, Some((ITMEDIA, "a1"))),
+            item("c1", CNET, APPLE_3, Some((ITMEDIA, "a1"))),
         ],
     );
     let out = build(&site);
@@ -430,17 +407,12 @@ fn the_stories_settings_decide_the_feed_and_the_top_stories() {
     write(
         &site,
         "2021-07-20T08:00:00+09:00",
-        vec![item("a1", "ITmedia", APPLE, None)],
+        vec![item("a1", ITMEDIA, APPLE, None)],
     );
     write(
         &site,
         "2021-07-20T10:00:00+09:00",
-        vec![item(
-            "b1",
-            "Impress Watch",
-            APPLE_2,
-            Some(("ITmedia", "a1")),
-        )],
+        vec![item("b1", IMPRESS, APPLE_2, Some((ITMEDIA, "a1")))],
     );
     build(&site);
     for page in ["2021/07/20/index.html", "index.html"] {

@@ -6,6 +6,7 @@ pub mod fake_s3;
 pub mod quality_set;
 pub mod server;
 pub mod site;
+pub mod snapshots;
 pub mod toml_readers;
 pub mod web;
 
