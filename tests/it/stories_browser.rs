@@ -2,9 +2,9 @@
 //! a digest's story lines (the open list of other sites on a story's first row, the link to it on
 //! later rows), the day page's and the home page's top stories. Nothing scrolls sideways or is
 //! clipped, every story link is visible, at least 24 px tall and not covered, a later row's link
-//! lands on the story's first row (highlighted), and the list folds. With `MATOME_SHOTS=DIR` the
-//! pages are also saved as screenshots (`DIR/stories-{digest,day,home}-{width}.png`; the README's
-//! are in docs/).
+//! lands on the story's first row (highlighted), the list folds, and each row's 頻出ワード are its
+//! own. With `MATOME_SHOTS=DIR` the pages are also saved as screenshots
+//! (`DIR/stories-{digest,day,home}-{width}.png`; the README's are in docs/).
 
 use base64::Engine as _;
 use matome::content::Item;
@@ -29,12 +29,19 @@ const REUTERS: Source = Source::new("ロイター", "reuters");
 const BLOOMBERG: Source = Source::new("Bloomberg", "bloomberg");
 const SCIENCE: Source = Source::new("サイエンス・デイリー", "sciencedaily");
 
-/// An item of `source` in category `cat`; `story` names the (source, id) of the story's first
-/// item.
-fn item(id: &str, source: Source, cat: &str, title: &str, story: Option<(Source, &str)>) -> Item {
+/// An item of `source` in category `cat` with the 頻出ワード its title would give; `story` names
+/// the (source, id) of the story's first item.
+fn item(
+    id: &str,
+    source: Source,
+    cat: &str,
+    title: &str,
+    keywords: &[&str],
+    story: Option<(Source, &str)>,
+) -> Item {
     let mut item = snapshots::item(id, source, title, story);
     item.category = cat.into();
-    item.keywords = vec!["iPhone".into()];
+    item.keywords = keywords.iter().map(|k| k.to_string()).collect();
     item.summary = format!("{title}。記事の要約です。");
     item
 }
@@ -55,6 +62,7 @@ fn story_site(server: &TestServer) -> Site {
                 ITMEDIA,
                 "IT",
                 "Apple、新型iPhone 13を発表　カメラを大幅強化し価格は据え置き",
+                &["Apple", "iPhone 13", "カメラ"],
                 None,
             ),
             item(
@@ -62,6 +70,7 @@ fn story_site(server: &TestServer) -> Site {
                 NIKKEI,
                 "金融",
                 "日銀、政策金利を据え置き　物価見通しを上方修正",
+                &["日銀", "政策金利", "物価見通し"],
                 None,
             ),
             item(
@@ -69,6 +78,7 @@ fn story_site(server: &TestServer) -> Site {
                 MINATO,
                 "ニュース",
                 "大雨で在来線の一部区間が運転見合わせ　午前中の再開目指す",
+                &["大雨", "在来線", "運転見合わせ"],
                 None,
             ),
             item(
@@ -76,6 +86,7 @@ fn story_site(server: &TestServer) -> Site {
                 IMPRESS,
                 "IT",
                 "大手クラウドで大規模障害、国内の複数サービスに影響",
+                &["クラウド", "大規模障害"],
                 None,
             ),
             item(
@@ -83,6 +94,7 @@ fn story_site(server: &TestServer) -> Site {
                 DEVNOTE,
                 "Program",
                 "Rustの非同期処理でキャンセルを安全に扱う3つのパターン",
+                &["Rust", "非同期処理", "キャンセル"],
                 None,
             ),
         ],
@@ -96,6 +108,7 @@ fn story_site(server: &TestServer) -> Site {
                 IMPRESS,
                 "IT",
                 "iPhone 13シリーズ発表、A15 Bionic搭載で9月24日発売",
+                &["iPhone 13", "A15 Bionic"],
                 Some((ITMEDIA, "r1")),
             ),
             item(
@@ -103,6 +116,7 @@ fn story_site(server: &TestServer) -> Site {
                 CNET,
                 "IT",
                 "アップル、「iPhone 13」を発表--バッテリー持続時間が延長",
+                &["アップル", "iPhone 13", "バッテリー"],
                 Some((ITMEDIA, "r1")),
             ),
             item(
@@ -110,6 +124,7 @@ fn story_site(server: &TestServer) -> Site {
                 VERGE,
                 "海外TECH",
                 "Apple announces the iPhone 13 with a bigger battery and a brighter display",
+                &["Apple", "iPhone 13", "battery"],
                 Some((ITMEDIA, "r1")),
             ),
             item(
@@ -117,6 +132,7 @@ fn story_site(server: &TestServer) -> Site {
                 REUTERS,
                 "金融",
                 "日銀が金融政策の現状維持を決定、物価見通し引き上げ",
+                &["日銀", "金融政策", "物価見通し"],
                 Some((NIKKEI, "b1")),
             ),
             item(
@@ -124,6 +140,7 @@ fn story_site(server: &TestServer) -> Site {
                 BLOOMBERG,
                 "金融",
                 "BOJ holds rates steady, raises its inflation outlook",
+                &["BOJ", "rates", "inflation outlook"],
                 Some((NIKKEI, "b1")),
             ),
             item(
@@ -131,6 +148,7 @@ fn story_site(server: &TestServer) -> Site {
                 ITMEDIA,
                 "IT",
                 "クラウド障害が復旧、原因はネットワーク設定の誤り",
+                &["クラウド障害", "ネットワーク設定"],
                 Some((IMPRESS, "o1")),
             ),
             item(
@@ -138,6 +156,7 @@ fn story_site(server: &TestServer) -> Site {
                 SCIENCE,
                 "科学",
                 "小惑星の砂から水とアミノ酸の痕跡　探査機が持ち帰った試料を分析",
+                &["小惑星", "アミノ酸", "探査機"],
                 None,
             ),
         ],
@@ -159,6 +178,23 @@ fn shot(b: &mut Browser, name: &str, width: u32) {
     let path = std::path::Path::new(&dir).join(format!("stories-{name}-{width}.png"));
     std::fs::write(path, png).unwrap();
 }
+
+/// Each digest row's 頻出ワード that its title does not hold (a keyword chip's text without its
+/// hidden label), and how many chips the rows show.
+const FOREIGN_KEYWORDS_JS: &str = r#"(() => {
+  const out = [];
+  let chips = 0;
+  for (const tr of document.querySelectorAll('.digest-table tbody tr')) {
+    const title = tr.querySelector('th > a').textContent.toLowerCase();
+    for (const c of tr.querySelectorAll('td:nth-of-type(4) .chips > *')) {
+      chips++;
+      const k = [...c.childNodes].filter(n => !(n.classList && n.classList.contains('visually-hidden')))
+        .map(n => n.textContent).join('');
+      if (!title.includes(k.toLowerCase())) out.push(tr.id + ': ' + k);
+    }
+  }
+  return {foreign: out, chips};
+})()"#;
 
 /// Every story link and summary: visible, in the window, ≥ 24 px tall, not covered.
 const TAP_TARGETS_JS: &str = r#"(async () => {
@@ -205,6 +241,12 @@ fn stories_read_and_tap_well_at_phone_tablet_and_desktop_widths() {
                 "th a[href^='http']",
             ));
             assert_eq!(v["problems"], json!([]), "{width} px /repo/{page}");
+            if ["digest", "later"].contains(&name) {
+                // What the screenshots show of each item fits it: its own 頻出ワード.
+                let v = b.eval(FOREIGN_KEYWORDS_JS);
+                assert_eq!(v["foreign"], json!([]), "{width} px /repo/{page}");
+                assert!(v["chips"].as_u64().unwrap() >= 10, "{v}");
+            }
             if name != "later" {
                 shot(&mut b, name, width);
             }
