@@ -4,6 +4,7 @@
 //! and the home page's top stories and in `stories/atom.xml` (read by feedparser); a lone item
 //! shows nothing extra; feed text stays escaped; a later hour that joins an old story renders
 //! the old digest and its day again and nothing unrelated; a cold rebuild gives the same bytes.
+//! The README's account of stories states the settings and numbers these pages follow.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -430,4 +431,63 @@ fn the_stories_settings_decide_the_feed_and_the_top_stories() {
         entries[0]["published"].as_i64().unwrap(),
         t("2021-07-20T10:00:00+09:00").timestamp()
     );
+}
+
+/// The README's "Stories" and "What a reader sees of stories" (everything up to the next
+/// section): the text a reader of the README is told.
+fn readme_stories() -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("\n### Stories\n").expect("a Stories section");
+    let end = start + readme[start..].find("\n### The `.matome/` cache").unwrap();
+    readme[start..end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What the README says of stories is what the code does: every `[stories]` setting is
+/// explained there, the numbers it states are the code's, and the screenshots it names exist.
+#[test]
+fn the_readme_states_the_stories_settings_numbers_and_screenshots_as_they_are() {
+    use matome::render::story::HOME_WINDOW_HOURS;
+    use matome::render::views::stories::{
+        FEED_HOURS, FEED_MAX_ENTRIES, FEED_MIN_ENTRIES, TOP_SOURCES,
+    };
+    let text = readme_stories();
+    for s in matome::config::settings::ALL {
+        if let Some(key) = s.key.strip_prefix("stories.") {
+            assert!(text.contains(&format!("{key}`")), "{key} is explained");
+        }
+    }
+    let settings = matome::stories::Settings::default();
+    let stated = [
+        format!(
+            "the last `window_hours`, {} by default, at most {},{:03} items",
+            settings.window_hours,
+            settings.max_items / 1000,
+            settings.max_items % 1000
+        ),
+        format!("at most {TOP_SOURCES}, the rest at its place"),
+        format!("an item in the {HOME_WINDOW_HOURS} hours before the newest digest"),
+        format!(
+            "the entries of the last {FEED_HOURS} hours (at least {FEED_MIN_ENTRIES} of the last week, at most {FEED_MAX_ENTRIES})"
+        ),
+    ];
+    for want in stated {
+        assert!(text.contains(&want), "the README says: {want}");
+    }
+    let mut shots = 0;
+    for kind in ["digest", "day", "home"] {
+        for width in [390, 768, 1350] {
+            let rel = format!("docs/stories-{kind}-{width}.png");
+            assert!(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel).is_file(),
+                "{rel}"
+            );
+            shots += 1;
+        }
+    }
+    assert!(text.contains("`docs/stories-{digest,day,home}-{390,768,1350}.png`"));
+    assert_eq!(shots, 9);
 }
