@@ -290,13 +290,17 @@ impl Run<'_> {
         };
         self.state.targets.insert(t.name.clone(), ts);
         let name = &t.name;
+        let what = match t.what {
+            PublishWhat::Digests => "digests",
+            PublishWhat::Stories => "stories",
+        };
         self.report.lines.push(match newest {
             Some(h) => format!(
-                "{name}: new target: posts digests after {} (the newest now); nothing posted this run",
+                "{name}: new target: posts {what} after {} (the newest now); nothing posted this run",
                 crate::content::rfc3339(&h)
             ),
             None => format!(
-                "{name}: new target: the archive is empty; every digest from now on is posted"
+                "{name}: new target: the archive is empty; all {what} from now on are posted"
             ),
         });
         Ok(())

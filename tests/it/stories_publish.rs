@@ -56,8 +56,15 @@ fn a_story_is_posted_once_when_its_third_site_reports_it_on_every_service() {
         "2021-07-20T08:00:00+09:00",
         &[("a", "chip", HOSTILE, ""), ("a", "long", &long, "")],
     );
-    publish(&site, &env, "2021-07-20T08:30:00+09:00", &[]).assert_success();
+    let out = publish(&site, &env, "2021-07-20T08:30:00+09:00", &[]);
+    out.assert_success();
     assert_eq!(rec.count(), 0, "the first run marks and posts nothing");
+    assert!(
+        out.stdout
+            .contains("webhook: new target: posts stories after 2021-07-20T08:59:59+09:00"),
+        "{}",
+        out.stdout
+    );
 
     // A second site: below the threshold (3 by default).
     write(
