@@ -477,7 +477,7 @@ pub fn write_month(
     let published: Vec<i64> = docs.iter().map(|d| d.published).collect();
     let sorted: Vec<StaticDoc> = shard_order(&published)
         .into_iter()
-        .map(|k| docs[k as usize].clone())
+        .map(|k| docs[k as usize])
         .collect();
     let docs = &sorted[..];
     let month_dir = dir.join(month);

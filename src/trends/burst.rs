@@ -407,7 +407,7 @@ mod tests {
         let mut cmd = ' ';
         let mut nums = Vec::new();
         let mut points: Vec<(f64, f64)> = Vec::new();
-        let mut flush = |cmd: char, nums: &mut Vec<f64>, points: &mut Vec<(f64, f64)>| {
+        let flush = |cmd: char, nums: &mut Vec<f64>, points: &mut Vec<(f64, f64)>| {
             let last = points.last().copied().unwrap_or((0.0, 0.0));
             match cmd {
                 'M' => points.push((nums[0], nums[1])),
