@@ -14,7 +14,7 @@ use super::static_index::{self, MonthShard, StaticDoc};
 use crate::content::archive::Archive;
 use crate::fsutil::confined;
 use crate::hash::Fp;
-use stories::{StoryRows, story_rows};
+use stories::ShardStories;
 
 mod stories;
 
@@ -63,7 +63,7 @@ pub fn write(
     let mut months = SearchMonths::new();
     let mut files = 0;
     let (names, month_of) = digest_months(site);
-    let stories = story_rows(archive, &month_of, &names);
+    let stories = ShardStories::new(archive, &month_of, &names);
     for (month, (fp, digests)) in plan_months(site, global, &stories) {
         if let Some((old_fp, shard)) = old.get(&month)
             && *old_fp == fp
@@ -146,7 +146,7 @@ fn digest_months(site: &Source) -> (Vec<String>, Vec<usize>) {
 fn plan_months(
     site: &Source,
     global: u64,
-    stories: &StoryRows,
+    stories: &ShardStories,
 ) -> BTreeMap<String, (u64, Vec<usize>)> {
     let mut months: BTreeMap<String, (Fp, Vec<usize>)> = BTreeMap::new();
     for (d, digest) in site.archive.digests.iter().enumerate() {
@@ -162,8 +162,8 @@ fn plan_months(
         });
         entry.0.u64(digest.hash);
         for (k, i) in digest.items.clone().enumerate() {
-            if let Some(story) = stories.get(&i) {
-                entry.0.u64(k as u64).str(&story.to_string());
+            if let Some(story) = stories.fp(i) {
+                entry.0.u64(k as u64).u64(story);
             }
         }
         entry.1.push(d);
@@ -206,7 +206,7 @@ impl DocRow {
 fn month_rows(
     archive: &Archive,
     digests: &[usize],
-    stories: &StoryRows,
+    stories: &ShardStories,
 ) -> Result<Vec<Vec<DocRow>>> {
     digests
         .par_iter()
@@ -217,7 +217,7 @@ fn month_rows(
                 .into_iter()
                 .enumerate()
                 .map(|(k, i)| DocRow {
-                    story: stories.get(&(start + k as u32)).cloned(),
+                    story: stories.row(start + k as u32),
                     link: safe_link(&i.link),
                     published: i.published.timestamp(),
                     title: i.title,

@@ -450,6 +450,18 @@ fn is_shard_file(name: &str) -> bool {
         || (name.starts_with(crate::layout::TEMP_PREFIX) && name.ends_with(".tmp"))
 }
 
+/// How a month's shard numbers its items, given each one's publication time (unix seconds) in
+/// archive order: `order[n]` is the archive-order position of item number `n`, by published
+/// time, then archive order. The one statement of it: [`write_month`] numbers the shard's items
+/// so, and the stories' rows name their members by these numbers
+/// (`search::site_index`'s stories).
+pub fn shard_order(published: &[i64]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..published.len() as u32).collect();
+    // Unique keys: an unstable sort gives the one order.
+    order.sort_unstable_by_key(|&k| (published[k as usize], k));
+    order
+}
+
 /// Writes one month's shard into `dir` (= `OUTPUT/search`): `docs` in archive order (oldest
 /// first); the shard numbers them by published time (then archive order), so the page, reading
 /// item numbers backwards, shows the newest first, and a day (in `tz`, the site's zone) is a
@@ -462,8 +474,11 @@ pub fn write_month(
     tz: chrono_tz::Tz,
 ) -> Result<MonthShard> {
     check_month(month)?;
-    let mut sorted: Vec<StaticDoc> = docs.to_vec();
-    sorted.sort_by_key(|d| d.published);
+    let published: Vec<i64> = docs.iter().map(|d| d.published).collect();
+    let sorted: Vec<StaticDoc> = shard_order(&published)
+        .into_iter()
+        .map(|k| docs[k as usize])
+        .collect();
     let docs = &sorted[..];
     let month_dir = dir.join(month);
     let (files, buckets) = if docs.is_empty() {

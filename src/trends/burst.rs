@@ -124,10 +124,13 @@ pub fn rising<'a, K: Ord + Copy>(
 }
 
 /// A small inline SVG line of `values` (oldest first), scaled to the largest, with a dot on the
-/// last value: `<svg class="spark">` holding `<polyline class="line">` and
-/// `<circle class="last">`. Presentation attributes (`stroke="currentColor"`, `fill`) make it
-/// readable without CSS; the theme may restyle the classes. An empty string when there are no
-/// values.
+/// last value: `<svg class="spark">` holding `<path class="line">` and `<circle class="last">`.
+/// The line is a path of relative steps between points rounded to a tenth (so it draws exactly
+/// the polyline of those points), and a run of equal values is one horizontal step: a mostly
+/// flat series of 48 hours costs a few dozen bytes, not 48 coordinate pairs (a year of digests
+/// and days carries thousands of these). Presentation attributes (`stroke="currentColor"`,
+/// `fill`) make it readable without CSS; the theme may restyle the classes. Inline in HTML, so
+/// without an `xmlns`. An empty string when there are no values.
 pub fn sparkline_svg(values: &[u32], label: &str) -> String {
     const W: f64 = 96.0;
     const H: f64 = 24.0;
@@ -136,32 +139,77 @@ pub fn sparkline_svg(values: &[u32], label: &str) -> String {
         return String::new();
     }
     let max = f64::from(values.iter().copied().max().unwrap_or(0).max(1));
+    // Coordinates in tenths, so the relative steps add up to the rounded points exactly.
+    let tenths = |v: f64| (v * 10.0).round() as i64;
     let x = |i: usize| {
-        if values.len() == 1 {
+        tenths(if values.len() == 1 {
             W / 2.0
         } else {
             PAD + (W - 2.0 * PAD) * i as f64 / (values.len() - 1) as f64
-        }
+        })
     };
-    let y = |v: u32| H - PAD - (H - 2.0 * PAD) * f64::from(v) / max;
+    let y = |v: u32| tenths(H - PAD - (H - 2.0 * PAD) * f64::from(v) / max);
     let label = crate::text::xml_escape(label);
     let mut svg = String::new();
     let _ = write!(
         svg,
-        r#"<svg class="spark" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{label}" xmlns="http://www.w3.org/2000/svg"><title>{label}</title><polyline class="line" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" points=""#,
+        r#"<svg class="spark" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{label}"><title>{label}</title><path class="line" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" d="M{} {}"#,
+        Tenths(x(0)),
+        Tenths(y(values[0])),
     );
-    for (i, &v) in values.iter().enumerate() {
-        let sep = if i == 0 { "" } else { " " };
-        let _ = write!(svg, "{sep}{:.1},{:.1}", x(i), y(v));
+    let mut flat = 0i64;
+    let mut last_cmd = 'M';
+    for i in 1..values.len() {
+        let (dx, dy) = (x(i) - x(i - 1), y(values[i]) - y(values[i - 1]));
+        if dy == 0 {
+            flat += dx;
+            continue;
+        }
+        if flat > 0 {
+            let _ = write!(svg, "h{}", Tenths(flat));
+            flat = 0;
+            last_cmd = 'h';
+        }
+        // Repeated `l` steps share one letter; a step's numbers are split by a space or a
+        // minus sign.
+        if last_cmd != 'l' {
+            svg.push('l');
+        } else if dx >= 0 {
+            svg.push(' ');
+        }
+        let _ = write!(svg, "{}", Tenths(dx));
+        if dy >= 0 {
+            svg.push(' ');
+        }
+        let _ = write!(svg, "{}", Tenths(dy));
+        last_cmd = 'l';
+    }
+    if flat > 0 {
+        let _ = write!(svg, "h{}", Tenths(flat));
     }
     let last = values.len() - 1;
     let _ = write!(
         svg,
-        r#""/><circle class="last" cx="{:.1}" cy="{:.1}" r="2" fill="currentColor"/></svg>"#,
-        x(last),
-        y(values[last]),
+        r#""/><circle class="last" cx="{}" cy="{}" r="2" fill="currentColor"/></svg>"#,
+        Tenths(x(last)),
+        Tenths(y(values[last])),
     );
     svg
+}
+
+/// A length in tenths as SVG writes it: `21.5`, `-6.3`, `12` (no `.0`).
+struct Tenths(i64);
+
+impl std::fmt::Display for Tenths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let (whole, tenth) = (self.0.abs() / 10, self.0.abs() % 10);
+        if tenth == 0 {
+            write!(f, "{sign}{whole}")
+        } else {
+            write!(f, "{sign}{whole}.{tenth}")
+        }
+    }
 }
 
 #[cfg(test)]
@@ -341,26 +389,75 @@ mod tests {
         assert_eq!(got[0].0, 7);
     }
 
+    /// The absolute points a sparkline's path draws through (`M`, then `h` and `l` steps,
+    /// repeated `l` steps sharing the letter).
+    fn path_points(d: &str) -> Vec<(f64, f64)> {
+        let mut tokens: Vec<String> = Vec::new();
+        for c in d.chars() {
+            match c {
+                'M' | 'h' | 'l' => {
+                    tokens.push(c.to_string());
+                    tokens.push(String::new());
+                }
+                ' ' => tokens.push(String::new()),
+                '-' => tokens.push("-".into()),
+                _ => tokens.last_mut().unwrap().push(c),
+            }
+        }
+        let mut cmd = ' ';
+        let mut nums = Vec::new();
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        let flush = |cmd: char, nums: &mut Vec<f64>, points: &mut Vec<(f64, f64)>| {
+            let last = points.last().copied().unwrap_or((0.0, 0.0));
+            match cmd {
+                'M' => points.push((nums[0], nums[1])),
+                'h' => points.push((last.0 + nums[0], last.1)),
+                'l' => {
+                    let mut at = last;
+                    for step in nums.chunks(2) {
+                        at = (at.0 + step[0], at.1 + step[1]);
+                        points.push(at);
+                    }
+                }
+                _ => {}
+            }
+            nums.clear();
+        };
+        for t in tokens {
+            match t.as_str() {
+                "M" | "h" | "l" => {
+                    flush(cmd, &mut nums, &mut points);
+                    cmd = t.chars().next().unwrap();
+                }
+                "" => {}
+                n => nums.push(n.parse().unwrap()),
+            }
+        }
+        flush(cmd, &mut nums, &mut points);
+        points
+            .into_iter()
+            .map(|(x, y)| ((x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0))
+            .collect()
+    }
+
     #[test]
-    fn sparkline_is_valid_xml_with_a_point_per_value() {
+    fn sparkline_is_valid_xml_and_draws_through_each_value() {
         let svg = sparkline_svg(&[0, 3, 1, 9, 4], "日本銀行 <7日>");
         let doc = roxmltree::Document::parse(&svg).expect("valid XML");
         let root = doc.root_element();
         assert_eq!(root.attribute("class"), Some("spark"));
         assert_eq!(root.attribute("aria-label"), Some("日本銀行 <7日>"));
-        let line = doc
-            .descendants()
-            .find(|n| n.has_tag_name("polyline"))
-            .unwrap();
-        let points: Vec<_> = line.attribute("points").unwrap().split(' ').collect();
+        let line = doc.descendants().find(|n| n.has_tag_name("path")).unwrap();
+        let d = line.attribute("d").unwrap();
+        assert_eq!(d, "M2.5 21.5l22.8-6.3 22.7 4.2 22.8-16.9 22.7 10.6");
         assert_eq!(
-            points,
+            path_points(d),
             [
-                "2.5,21.5",
-                "25.2,15.2",
-                "48.0,19.4",
-                "70.8,2.5",
-                "93.5,13.1"
+                (2.5, 21.5),
+                (25.3, 15.2),
+                (48.0, 19.4),
+                (70.8, 2.5),
+                (93.5, 13.1)
             ]
         );
         let dot = doc
@@ -375,6 +472,36 @@ mod tests {
         assert_eq!(sparkline_svg(&[], "x"), "");
         // One value, or all zeros: still drawn, on the baseline.
         assert!(roxmltree::Document::parse(&sparkline_svg(&[5], "x")).is_ok());
-        assert!(sparkline_svg(&[0, 0], "x").contains(r#"points="2.5,21.5 93.5,21.5""#));
+        assert!(sparkline_svg(&[0, 0], "x").contains(r#"d="M2.5 21.5h91""#));
+    }
+
+    /// A run of equal values is one horizontal step, and the path still ends on the last value
+    /// after many steps (the steps are exact in tenths: no drift).
+    #[test]
+    fn a_flat_run_is_one_step_and_long_series_do_not_drift() {
+        let mut hours = vec![0u32; 48];
+        hours[23] = 1;
+        hours[47] = 2;
+        let d = |svg: &str| {
+            let doc = roxmltree::Document::parse(svg).unwrap();
+            let path = doc.descendants().find(|n| n.has_tag_name("path")).unwrap();
+            path.attribute("d").unwrap().to_string()
+        };
+        let flat = d(&sparkline_svg(&hours, "x"));
+        assert_eq!(flat.matches('h').count(), 2, "{flat}");
+        let points = path_points(&flat);
+        assert_eq!(points.first(), Some(&(2.5, 21.5)));
+        assert_eq!(points.last(), Some(&(93.5, 2.5)));
+        let zigzag: Vec<u32> = (0..200).map(|i| (i * 7919 % 13) as u32).collect();
+        let points = path_points(&d(&sparkline_svg(&zigzag, "x")));
+        assert_eq!(points.len(), 200);
+        for (i, (p, &v)) in points.iter().zip(&zigzag).enumerate() {
+            let x = 2.5 + 91.0 * i as f64 / 199.0;
+            let y = 21.5 - 19.0 * f64::from(v) / 12.0;
+            assert!(
+                (p.0 - x).abs() <= 0.051 && (p.1 - y).abs() <= 0.051,
+                "{i}: {p:?}"
+            );
+        }
     }
 }

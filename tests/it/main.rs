@@ -38,6 +38,7 @@ mod stories_fetch;
 mod stories_pages;
 mod stories_publish;
 mod stories_search;
+mod stories_size;
 mod story_quality;
 mod support;
 mod support_selftest;

@@ -61,7 +61,24 @@ fn every_page_has_a_description_and_opengraph_tags_with_absolute_urls() {
         let d = meta(html, "description");
         assert!(!d.trim().is_empty(), "{rel}: an empty description");
         assert!(d.chars().count() <= 140, "{rel}: {d}");
+        // Written once: one element is both the description search engines show and the one
+        // link previews read (`property` is RDFa's, beside HTML's `name`); two copies cost a
+        // year of pages ~10 MB of GitHub Pages' 1 GB.
         assert_eq!(meta(html, "og:description"), d, "{rel}");
+        let with_it: Vec<_> = tags(&html[..html.find("</head>").unwrap()])
+            .into_iter()
+            .filter(|t| {
+                t.name == "meta"
+                    && (t.attr("name") == Some("description")
+                        || t.attr("property") == Some("og:description"))
+            })
+            .collect();
+        assert_eq!(with_it.len(), 1, "{rel}: the description written once");
+        assert_eq!(
+            (with_it[0].attr("name"), with_it[0].attr("property")),
+            (Some("description"), Some("og:description")),
+            "{rel}"
+        );
         assert!(!meta(html, "og:title").is_empty(), "{rel}");
         assert_eq!(meta(html, "og:site_name"), "テストサイト", "{rel}");
         assert_eq!(meta(html, "og:locale"), "ja_JP", "{rel}");

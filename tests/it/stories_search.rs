@@ -350,6 +350,162 @@ fn stories_survive_a_cold_rebuild_of_the_index() {
     assert_eq!(after.0.iter().map(shown).collect::<Vec<_>>(), rust_hits());
 }
 
+/// Every row of a month's shard (`public/search/YYYY-MM/cN.json`, in order): the rows by the
+/// item numbers the shard gives them.
+fn shard_rows(site: &Site, month: &str) -> Vec<Value> {
+    let dir = site.path(format!("public/search/{month}"));
+    let mut rows = Vec::new();
+    for k in 0.. {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("c{k}.json"))) else {
+            break;
+        };
+        let chunk: Vec<Value> = serde_json::from_str(&text).unwrap();
+        rows.extend(chunk);
+    }
+    rows
+}
+
+/// A story's row names its members by the numbers their months' shards give them (published
+/// time, then archive order). Here publication and archive order disagree (an item published
+/// before the items of an earlier hour, an item of a July digest published in June, a story
+/// whose later hours hold its older items), two members share a second, and a story of 14
+/// items lists its 12 oldest across both months: a row built from another order than the
+/// shard's (archive order, or the tie the other way) names the wrong items.
+#[test]
+fn story_rows_name_each_member_by_its_number_in_its_months_shard() {
+    let mut site = Site::new();
+    site.config.base_url = "http://127.0.0.1/repo/".into();
+    site.write_config(&[]);
+    let a = key("s0", "a1");
+    let b = key("s2", "b1");
+    let c = key("c0", "c");
+    // (hour, items in file order).
+    let mut hours: Vec<(&str, Vec<Item>)> = vec![
+        (
+            "2021-06-30T22:00:00+09:00",
+            vec![
+                item("s0", "a1", "台風 A1", "2021-06-30T21:50:00+09:00", ""),
+                item("s1", "a2", "台風 A2", "2021-06-30T21:10:00+09:00", &a),
+                item("s2", "b1", "台風 B1", "2021-06-30T21:30:00+09:00", ""),
+            ],
+        ),
+        (
+            "2021-06-30T23:00:00+09:00",
+            vec![
+                // The same second as A2, one hour later in the archive.
+                item("s0", "a3", "台風 A3", "2021-06-30T21:10:00+09:00", &a),
+                item("s4", "b2", "台風 B2", "2021-06-30T20:00:00+09:00", &b),
+                item("s5", "lone", "台風 単独", "2021-06-30T22:40:00+09:00", ""),
+            ],
+        ),
+        (
+            "2021-07-01T00:00:00+09:00",
+            vec![
+                item("s6", "a4", "台風 A4", "2021-06-30T23:55:00+09:00", &a),
+                item("s7", "b3", "台風 B3", "2021-07-01T00:10:00+09:00", &b),
+            ],
+        ),
+    ];
+    // Story C: 14 sites, each later item published earlier than the one before it.
+    for k in 0..14usize {
+        let hour = if k < 7 { 0 } else { 2 };
+        let at = t("2021-07-01T00:30:00+09:00") - chrono::Duration::minutes(17 * k as i64);
+        let story = if k == 0 { "" } else { c.as_str() };
+        let mut i = item(
+            &format!("c{k}"),
+            "c",
+            &format!("台風 C{k}"),
+            "2021-07-01T00:00:00+09:00",
+            story,
+        );
+        i.published = at;
+        hours[hour].1.push(i);
+    }
+    for (hour, items) in &hours {
+        let h = t(hour);
+        Snapshot {
+            hour: h,
+            updated: h,
+            items: items.clone(),
+            body: String::new(),
+        }
+        .write(&site.path(snapshot_rel_path(&h)))
+        .unwrap();
+    }
+    site.matome(&["build"]).assert_success();
+
+    // What each story's rows must say: its size, distinct sites, and its members by publication
+    // then archive order (hour, place in the file), the 12 oldest.
+    let mut archive: Vec<(i64, usize, usize, &Item)> = Vec::new();
+    for (h, (_, items)) in hours.iter().enumerate() {
+        for (n, i) in items.iter().enumerate() {
+            archive.push((i.published.timestamp(), h, n, i));
+        }
+    }
+    archive.sort_by_key(|&(p, h, n, _)| (p, h, n));
+    let story_of = |i: &Item| {
+        if i.story.is_empty() {
+            key(&i.site, &i.id)
+        } else {
+            i.story.clone()
+        }
+    };
+    let want = |story: &str| -> (u64, u64, Vec<String>) {
+        let members: Vec<&Item> = archive
+            .iter()
+            .filter(|(.., i)| story_of(i) == story)
+            .map(|&(.., i)| i)
+            .collect();
+        let sites: BTreeSet<&str> = members.iter().map(|i| i.site.as_str()).collect();
+        let listed = members.iter().take(12).map(|i| i.link.clone()).collect();
+        (members.len() as u64, sites.len() as u64, listed)
+    };
+    let months = ["2021-06", "2021-07"];
+    let rows: Vec<Vec<Value>> = months.iter().map(|m| shard_rows(&site, m)).collect();
+    assert_eq!((rows[0].len(), rows[1].len()), (13, 9));
+    let resolve = |own: usize, member: &Value| -> String {
+        let (m, n) = match member {
+            Value::String(s) => {
+                let (month, n) = s.split_once(':').unwrap();
+                let m = months.iter().position(|x| *x == month).unwrap();
+                assert_ne!(
+                    m, own,
+                    "a member of the row's own month is a bare number: {s}"
+                );
+                (m, n.parse::<usize>().unwrap())
+            }
+            n => (own, n.as_u64().unwrap() as usize),
+        };
+        rows[m][n][2].as_str().unwrap().to_string()
+    };
+    let mut checked = BTreeSet::new();
+    for (own, month_rows) in rows.iter().enumerate() {
+        for row in month_rows {
+            let link = row[2].as_str().unwrap();
+            let (_, _, _, i) = archive.iter().find(|(.., i)| i.link == link).unwrap();
+            let story = story_of(i);
+            let (items, sites, listed) = want(&story);
+            let Some(element) = row.get(7) else {
+                assert_eq!(
+                    items, 1,
+                    "{link}: a story of several items without its element"
+                );
+                continue;
+            };
+            let element = element.as_array().unwrap();
+            assert_eq!(
+                (element[0].as_u64().unwrap(), element[1].as_u64().unwrap()),
+                (items, sites),
+                "{link}"
+            );
+            let named: Vec<String> = element[2..].iter().map(|v| resolve(own, v)).collect();
+            assert_eq!(named, listed, "{link}: the members its row names");
+            checked.insert(story);
+        }
+    }
+    assert_eq!(checked, BTreeSet::from([a, b, c]));
+}
+
 /// The static page's hits: (link, "+N" text, the others' links), after the others load.
 fn page_hits(
     b: &mut Browser,

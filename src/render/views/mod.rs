@@ -131,9 +131,9 @@ pub struct PageMeta {
     pub url: String,
     /// The page kind (`home`, `digest`, `day`, …): the template's name without extension.
     pub kind: &'static str,
-    /// One line on what the page holds (`<meta name="description">`, `og:description`): at
-    /// most [`DESCRIPTION_CHARS`] characters; the site's title and [`Strings::about`] on pages
-    /// with nothing of their own to say.
+    /// One line on what the page holds, written once (`<meta name="description"
+    /// property="og:description">`): at most [`DESCRIPTION_CHARS`] characters; the site's title
+    /// and [`Strings::about`] on pages with nothing of their own to say.
     pub description: String,
 }
 

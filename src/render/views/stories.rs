@@ -18,8 +18,9 @@ use crate::render::site::Site;
 use crate::render::story::{self, HOME_WINDOW_HOURS, Ranked};
 use crate::stories::coverage::Rank;
 
-/// Sources a top story lists on a day page or the home page (the rest: its place).
-pub const TOP_SOURCES: usize = 5;
+/// Sources a top story lists on a day page or the home page (the rest: its place, whose row
+/// lists them all). Three: a year of day pages listed 5 (~170 bytes each).
+pub const TOP_SOURCES: usize = 3;
 /// The story feed covers the stories that reached its sites in the [`FEED_HOURS`] before the
 /// newest digest…
 pub const FEED_HOURS: i64 = 24;

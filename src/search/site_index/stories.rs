@@ -1,63 +1,144 @@
 //! The stories of the static search index (issue 24): for each item of a story of several items,
-//! the eighth element of its row (`[items, sites, member…]`, [`super::static_index`]'s format),
-//! made from the whole archive at every build, so a story that grows in a later hour (or month)
-//! changes the rows of its earlier members and, through the month's fingerprint, their months.
-//! Linear in the archive (its rows' stories, [`Archive::stories`], plus a sort of each month's
-//! items by publication, as the shards number them); an item alone gets nothing.
+//! the eighth element of its row (`[items, sites, member…]`, [`super::static_index`]'s format).
+//! A story that grows in a later hour (or month) changes the rows of its earlier members and,
+//! through the month's fingerprint, their months.
+//!
+//! Each build numbers every month's items as its shard does ([`static_index::shard_order`], the
+//! one statement of that order) and gives each story of several items its shape once (its
+//! counts and listed members, as month and number) with a fingerprint of it: integers, linear
+//! in the archive. The row itself (JSON) is made only for the items of the months the build
+//! writes again ([`ShardStories::row`]); an item alone gets nothing.
 
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::super::static_index::MAX_STORY_MEMBERS;
+use super::super::static_index::{self, MAX_STORY_MEMBERS};
 use crate::content::archive::Archive;
+use crate::hash::Fp;
 
-/// The row element of every item of a story of several items, by archive item index.
-pub type StoryRows = FxHashMap<u32, Value>;
+/// A story of several items as its rows show it.
+struct Shape {
+    items: u32,
+    sites: u32,
+    /// Its listed members (oldest first, at most [`MAX_STORY_MEMBERS`]): a range of
+    /// [`ShardStories::listed`].
+    listed: std::ops::Range<u32>,
+    /// What its rows say (counts, each listed member's month and number), hashed: a month's
+    /// fingerprint mixes it in for each of its items in the story.
+    fp: u64,
+}
 
-/// The rows' story elements: `month_of[d]` is digest `d`'s month (an index into `months`, the
-/// `YYYY-MM` names).
-pub(super) fn story_rows(archive: &Archive, month_of: &[usize], months: &[String]) -> StoryRows {
-    // Each item's place in its month's shard: its number there, published order then archive
-    // order, as `static_index::write_month` numbers them.
-    let mut place: Vec<(usize, u32)> = vec![(0, 0); archive.items.len()];
-    let mut by_month: Vec<Vec<u32>> = vec![Vec::new(); months.len()];
-    for (d, digest) in archive.digests.iter().enumerate() {
-        by_month[month_of[d]].extend(digest.items.clone());
-    }
-    for (m, items) in by_month.iter_mut().enumerate() {
-        items.sort_by_key(|&i| archive.items[i as usize].published);
-        for (n, &i) in items.iter().enumerate() {
-            place[i as usize] = (m, n as u32);
+/// No shape: a story of one item.
+const ALONE: u32 = u32::MAX;
+
+/// The stories' part of the static rows of a build's archive.
+pub(super) struct ShardStories<'a> {
+    archive: &'a Archive,
+    months: &'a [String],
+    /// Each item's month (an index into `months`) and its number in that month's shard.
+    place: Vec<(u32, u32)>,
+    /// Each story's shape (an index into `shapes`), [`ALONE`] for a story of one item.
+    shape_of: Vec<u32>,
+    shapes: Vec<Shape>,
+    listed: Vec<u32>,
+}
+
+impl<'a> ShardStories<'a> {
+    /// `month_of[d]` is digest `d`'s month (an index into `months`, the `YYYY-MM` names).
+    pub(super) fn new(archive: &'a Archive, month_of: &[usize], months: &'a [String]) -> Self {
+        let items = &archive.items;
+        // Each month's items in archive order (a month's digests may not be adjacent), then
+        // their numbers as `write_month` gives them.
+        let mut by_month: Vec<Vec<u32>> = vec![Vec::new(); months.len()];
+        for (d, digest) in archive.digests.iter().enumerate() {
+            by_month[month_of[d]].extend(digest.items.clone());
+        }
+        let mut place = vec![(0u32, 0u32); items.len()];
+        let mut published = Vec::new();
+        for (m, month) in by_month.iter().enumerate() {
+            published.clear();
+            published.extend(month.iter().map(|&i| items[i as usize].published));
+            for (n, k) in static_index::shard_order(&published)
+                .into_iter()
+                .enumerate()
+            {
+                place[month[k as usize] as usize] = (m as u32, n as u32);
+            }
+        }
+        let stories = &archive.stories;
+        let mut shape_of = vec![ALONE; stories.len()];
+        let mut shapes = Vec::new();
+        let mut listed = Vec::new();
+        let mut sites = Vec::new();
+        let mut order = Vec::new();
+        for s in 0..stories.len() as u32 {
+            let members = stories.members(s);
+            if members.len() < 2 {
+                continue;
+            }
+            sites.clear();
+            sites.extend(members.iter().map(|&i| items[i as usize].site));
+            sites.sort_unstable();
+            sites.dedup();
+            order.clear();
+            order.extend_from_slice(members);
+            let n = order.len().min(MAX_STORY_MEMBERS);
+            let key = |&i: &u32| (items[i as usize].published, i);
+            if n < order.len() {
+                order.select_nth_unstable_by_key(n - 1, key);
+            }
+            order[..n].sort_unstable_by_key(key);
+            let mut fp = Fp::new("story-row");
+            fp.u64(members.len() as u64).u64(sites.len() as u64);
+            for &j in &order[..n] {
+                let (m, k) = place[j as usize];
+                fp.str(&months[m as usize]).u64(u64::from(k));
+            }
+            let start = listed.len() as u32;
+            listed.extend_from_slice(&order[..n]);
+            shape_of[s as usize] = shapes.len() as u32;
+            shapes.push(Shape {
+                items: members.len() as u32,
+                sites: sites.len() as u32,
+                listed: start..listed.len() as u32,
+                fp: fp.0,
+            });
+        }
+        ShardStories {
+            archive,
+            months,
+            place,
+            shape_of,
+            shapes,
+            listed,
         }
     }
-    let mut rows = StoryRows::default();
-    let stories = &archive.stories;
-    for members in (0..stories.len() as u32)
-        .map(|s| stories.members(s))
-        .filter(|m| m.len() > 1)
-    {
-        let mut order = members.to_vec();
-        order.sort_by_key(|&i| (archive.items[i as usize].published, i));
-        let mut sites: Vec<u32> = members
-            .iter()
-            .map(|&i| archive.items[i as usize].site)
-            .collect();
-        sites.sort_unstable();
-        sites.dedup();
-        let listed = &order[..order.len().min(MAX_STORY_MEMBERS)];
-        for &i in members {
-            let own = place[i as usize].0;
-            let mut row = vec![Value::from(members.len()), Value::from(sites.len())];
-            row.extend(listed.iter().map(|&j| {
-                let (m, n) = place[j as usize];
-                if m == own {
-                    Value::from(n)
-                } else {
-                    Value::from(format!("{}:{n}", months[m]))
-                }
-            }));
-            rows.insert(i, Value::Array(row));
-        }
+
+    fn shape(&self, i: u32) -> Option<&Shape> {
+        let s = self.archive.items[i as usize].story;
+        self.shapes.get(self.shape_of[s as usize] as usize)
     }
-    rows
+
+    /// The fingerprint of item `i`'s story element, if its story has several items.
+    pub(super) fn fp(&self, i: u32) -> Option<u64> {
+        self.shape(i).map(|s| s.fp)
+    }
+
+    /// Item `i`'s story element (`[items, sites, member…]`), if its story has several items:
+    /// each member by its number in its month's shard, prefixed with its month's name when that
+    /// is not item `i`'s month.
+    pub(super) fn row(&self, i: u32) -> Option<Value> {
+        let shape = self.shape(i)?;
+        let own = self.place[i as usize].0;
+        let mut row = vec![Value::from(shape.items), Value::from(shape.sites)];
+        let listed = &self.listed[shape.listed.start as usize..shape.listed.end as usize];
+        row.extend(listed.iter().map(|&j| {
+            let (m, n) = self.place[j as usize];
+            if m == own {
+                Value::from(n)
+            } else {
+                Value::from(format!("{}:{n}", self.months[m as usize]))
+            }
+        }));
+        Some(Value::Array(row))
+    }
 }
