@@ -186,7 +186,7 @@ const FOREIGN_KEYWORDS_JS: &str = r#"(() => {
   let chips = 0;
   for (const tr of document.querySelectorAll('.digest-table tbody tr')) {
     const title = tr.querySelector('th > a').textContent.toLowerCase();
-    for (const c of tr.querySelectorAll('td:nth-of-type(4) .chips > *')) {
+    for (const c of tr.querySelectorAll('td:nth-of-type(4) > a, td:nth-of-type(4) > span')) {
       chips++;
       const k = [...c.childNodes].filter(n => !(n.classList && n.classList.contains('visually-hidden')))
         .map(n => n.textContent).join('');
