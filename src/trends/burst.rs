@@ -389,54 +389,17 @@ mod tests {
         assert_eq!(got[0].0, 7);
     }
 
-    /// The absolute points a sparkline's path draws through (`M`, then `h` and `l` steps,
-    /// repeated `l` steps sharing the letter).
+    /// The absolute points a sparkline's path draws through, read by an SVG path parser
+    /// (relative `h` and `l` steps made absolute), rounded to a tenth.
     fn path_points(d: &str) -> Vec<(f64, f64)> {
-        let mut tokens: Vec<String> = Vec::new();
-        for c in d.chars() {
-            match c {
-                'M' | 'h' | 'l' => {
-                    tokens.push(c.to_string());
-                    tokens.push(String::new());
+        use svgtypes::{SimplePathSegment, SimplifyingPathParser};
+        SimplifyingPathParser::from(d)
+            .map(|seg| match seg.expect("a valid path") {
+                SimplePathSegment::MoveTo { x, y } | SimplePathSegment::LineTo { x, y } => {
+                    ((x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0)
                 }
-                ' ' => tokens.push(String::new()),
-                '-' => tokens.push("-".into()),
-                _ => tokens.last_mut().unwrap().push(c),
-            }
-        }
-        let mut cmd = ' ';
-        let mut nums = Vec::new();
-        let mut points: Vec<(f64, f64)> = Vec::new();
-        let flush = |cmd: char, nums: &mut Vec<f64>, points: &mut Vec<(f64, f64)>| {
-            let last = points.last().copied().unwrap_or((0.0, 0.0));
-            match cmd {
-                'M' => points.push((nums[0], nums[1])),
-                'h' => points.push((last.0 + nums[0], last.1)),
-                'l' => {
-                    let mut at = last;
-                    for step in nums.chunks(2) {
-                        at = (at.0 + step[0], at.1 + step[1]);
-                        points.push(at);
-                    }
-                }
-                _ => {}
-            }
-            nums.clear();
-        };
-        for t in tokens {
-            match t.as_str() {
-                "M" | "h" | "l" => {
-                    flush(cmd, &mut nums, &mut points);
-                    cmd = t.chars().next().unwrap();
-                }
-                "" => {}
-                n => nums.push(n.parse().unwrap()),
-            }
-        }
-        flush(cmd, &mut nums, &mut points);
-        points
-            .into_iter()
-            .map(|(x, y)| ((x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0))
+                other => panic!("a sparkline draws straight steps only: {other:?}"),
+            })
             .collect()
     }
 
