@@ -177,23 +177,27 @@ impl Analyzer {
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
             // is a name, a title's lower-case noun phrase ("chip factory") or a whole noun chunk
             // of the text ("kept its deposit rate at 2.0%").
-            .filter(|(key, c)| {
+            .filter_map(|(key, c)| {
                 // (the headline's verb is in no phrase: "index falls", "stabilizes LazyCell")
                 let verb = analysed
                     .verb
                     .as_deref()
                     .is_some_and(|v| key.split(' ').any(|w| w == v));
                 if c.phrase && verb {
-                    return false;
+                    return None;
                 }
-                !c.phrase
+                let recurs = !c.phrase
                     || c.proper
                     || c.shared
                     || c.count >= 2
-                    || (c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)))
-                    || (c.chunk && c.displays.keys().any(|d| headline::text_noun_phrase(d)))
-            })
-            .map(|(key, c)| {
+                    || (c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)));
+                // (a noun chunk the text says once, "deposit rate", is what the item is about
+                // more often than a lone common word of it)
+                let once_chunk =
+                    !recurs && c.chunk && c.displays.keys().any(|d| headline::text_noun_phrase(d));
+                if !recurs && !once_chunk {
+                    return None;
+                }
                 let display = c
                     .displays
                     .iter()
@@ -205,18 +209,11 @@ impl Analyzer {
                 // a headline's subject gave it a capital.
                 let proper = c.proper && !(english && c.lower);
                 let mut weight = rank::weight(key, proper, c.weak, c.phrase);
-                // (a noun chunk the text says once, "deposit rate", is what the item is about
-                // more often than a lone common word of it)
-                let once = c.phrase
-                    && !c.proper
-                    && !c.shared
-                    && c.count < 2
-                    && !(c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)));
-                if once {
+                if once_chunk {
                     weight *= rank::TEXT_NOUN_CHUNK_WEIGHT;
                 }
                 let score = c.tf * df.idf(key) * weight;
-                (score, c.first, key, display)
+                Some((score, c.first, key, display))
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
