@@ -5,9 +5,9 @@
 //! whose name does not match the hour it declares, a `story` that names no story the archive
 //! has (not an ID, or no item before it that is its story's first); only new or changed files
 //! are parsed ([`content`]). Link checks ([`links`]) resolve every `href` and `src` of the built
-//! HTML pages under the base path the site was built with, to a file in the output folder: by default those of the pages builds wrote since the last check, plus
-//! every link into a file that is gone; with `--all` those of every page (and every content
-//! file is parsed).
+//! HTML pages under the base path the site was built with, to a file in the output folder: by
+//! default those of the pages builds wrote since the last check, plus every link into a file
+//! that is gone; with `--all` those of every page (and every content file is parsed).
 
 pub mod content;
 pub mod links;
