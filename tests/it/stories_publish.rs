@@ -179,21 +179,28 @@ fn a_story_is_posted_once_when_its_third_site_reports_it_on_every_service() {
     assert_eq!(marks["targets"]["webhook"]["posts"], 2);
 }
 
-#[test]
-fn the_threshold_is_the_stories_setting_and_digests_targets_go_on_posting_digests() {
-    let (services, rec) = start();
+/// A site whose webhook target posts stories (`webhook_extra` added to its table) and whose
+/// Slack target posts digests, a story reaching the feed at two sites.
+fn stories_and_digests_site(rec: &Recorder, webhook_extra: &str) -> Site {
     let mut site = Site::new();
     site.config.base_url = BASE.into();
     site.config.append = format!(
         "{}{}[stories]\nfeed_min_sites = 2\n",
         targets_toml(
-            &rec,
+            rec,
             &["webhook"],
-            "what = \"stories\"\nname = \"stories\"\n"
+            &format!("what = \"stories\"\n{webhook_extra}")
         ),
-        targets_toml(&rec, &["slack"], "")
+        targets_toml(rec, &["slack"], "")
     );
     site.write_config(&[]);
+    site
+}
+
+#[test]
+fn the_threshold_is_the_stories_setting_and_digests_targets_go_on_posting_digests() {
+    let (services, rec) = start();
+    let site = stories_and_digests_site(&rec, "name = \"stories\"\n");
     let env = envs(&rec);
     let s = key("a", "1");
     write(
@@ -260,14 +267,7 @@ fn publish_counting(site: &Site, env: &[(String, String)], now: &str) -> (RunOut
 #[test]
 fn publishing_stories_and_digests_parses_no_file_the_derived_layer_holds() {
     let (services, rec) = start();
-    let mut site = Site::new();
-    site.config.base_url = BASE.into();
-    site.config.append = format!(
-        "{}{}[stories]\nfeed_min_sites = 2\n",
-        targets_toml(&rec, &["webhook"], "what = \"stories\"\n"),
-        targets_toml(&rec, &["slack"], "")
-    );
-    site.write_config(&[]);
+    let site = stories_and_digests_site(&rec, "");
     let env = envs(&rec);
     let (first, second) = (key("a", "1"), key("a", "2"));
     write(
