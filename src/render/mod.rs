@@ -512,7 +512,7 @@ fn reconcile(
     let size = size::SiteSize::of_record(
         state.pages.values().map(|r| r.size.unwrap_or(0)),
         inputs.theme.statics.values().map(|b| b.len() as u64),
-        state.search_months.values().map(|(_, m)| m),
+        state.search_months.values().map(|m| &m.shard),
         rendered.search.manifest_bytes,
     );
     phases.end("size");

@@ -15,7 +15,9 @@ pub use crate::search::site_index::SearchMonths;
 
 /// 5: each page's size beside its fingerprint.
 /// 6: a page's record a [`PageRecord`] (its size unknown only in a record read from version 4).
-pub(super) const STATE_VERSION: u32 = 6;
+/// 7: each static search month's stories per chunk and its files' sums
+/// ([`crate::search::site_index::SearchMonth`]).
+pub(super) const STATE_VERSION: u32 = 7;
 
 /// What the record holds of one page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,9 +57,77 @@ pub(super) fn load_state(path: &Path) -> BuildState {
     };
     fsutil::from_sealed::<BuildState>(&bytes)
         .filter(|s| s.version == STATE_VERSION)
+        .or_else(|| state_v6(&bytes))
         .or_else(|| state_v5(&bytes))
         .or_else(|| legacy_state(&bytes))
         .unwrap_or_default()
+}
+
+/// A static search month as records before version 7 kept it.
+#[derive(Deserialize)]
+struct MonthV6 {
+    month: String,
+    docs: usize,
+    files: Vec<String>,
+    bytes: u64,
+    buckets: usize,
+    chunk: usize,
+    days: Vec<(u32, u32)>,
+    version: String,
+    written: usize,
+    removed: usize,
+}
+
+type SearchMonthsV6 = std::collections::BTreeMap<String, (u64, MonthV6)>;
+
+/// The months of an older record, each to be written again (no fingerprint matches 0 but by
+/// chance, and without sums no chunk is rewritten alone): their names say which folders are the
+/// index's, so a month gone from the archive still loses its folder.
+fn months_v6(old: SearchMonthsV6) -> SearchMonths {
+    old.into_iter()
+        .map(|(name, (_, m))| {
+            let shard = crate::search::static_index::MonthShard {
+                month: m.month,
+                docs: m.docs,
+                files: m.files,
+                sums: Vec::new(),
+                bytes: m.bytes,
+                buckets: m.buckets,
+                chunk: m.chunk,
+                days: m.days,
+                version: m.version,
+                written: m.written,
+                removed: m.removed,
+            };
+            let month = crate::search::site_index::SearchMonth {
+                fp: 0,
+                stories: Vec::new(),
+                shard,
+            };
+            (name, month)
+        })
+        .collect()
+}
+
+/// A record of version 6 (the static search's months without stories per chunk): its pages
+/// as they are, its months to be written again.
+fn state_v6(bytes: &[u8]) -> Option<BuildState> {
+    #[derive(Deserialize)]
+    struct V6 {
+        version: u32,
+        base_url: String,
+        pages: FxHashMap<String, PageRecord>,
+        statics: Vec<String>,
+        search_months: SearchMonthsV6,
+    }
+    let v6: V6 = fsutil::from_sealed(bytes)?;
+    (v6.version == 6).then(|| BuildState {
+        version: v6.version,
+        base_url: v6.base_url,
+        pages: v6.pages,
+        statics: v6.statics,
+        search_months: months_v6(v6.search_months),
+    })
 }
 
 /// A record of version 5 (each page's fingerprint and size as a pair): what it says, read once
@@ -70,7 +140,7 @@ fn state_v5(bytes: &[u8]) -> Option<BuildState> {
         base_url: String,
         pages: FxHashMap<String, (u64, u64)>,
         statics: Vec<String>,
-        search_months: SearchMonths,
+        search_months: SearchMonthsV6,
     }
     let v5: V5 = fsutil::from_sealed(bytes)?;
     (v5.version == 5).then(|| BuildState {
@@ -85,7 +155,7 @@ fn state_v5(bytes: &[u8]) -> Option<BuildState> {
             })
             .collect(),
         statics: v5.statics,
-        search_months: v5.search_months,
+        search_months: months_v6(v5.search_months),
     })
 }
 
@@ -99,7 +169,7 @@ fn legacy_state(bytes: &[u8]) -> Option<BuildState> {
         base_url: String,
         pages: FxHashMap<String, u64>,
         statics: Vec<String>,
-        search_months: SearchMonths,
+        search_months: SearchMonthsV6,
     }
     let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
     if crate::hash::fnv1a(body).to_le_bytes() != sum {
@@ -118,6 +188,6 @@ fn legacy_state(bytes: &[u8]) -> Option<BuildState> {
             })
             .collect(),
         statics: v4.statics,
-        search_months: v4.search_months,
+        search_months: months_v6(v4.search_months),
     })
 }

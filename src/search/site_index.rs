@@ -1,14 +1,17 @@
 //! Writing a site's static search index (`OUTPUT/search/`) at each build: which months to write
 //! again (those whose snapshot files changed: a new hour rewrites its month's shard, never a past
-//! month's, unless a story of its items grew), the documents each month is made of (with their
+//! month's) and, in a month whose files did not change, which chunks of rows to write again
+//! because a story of their items grew (only those chunks: the month's buckets and names stay),
+//! the documents each month is made of (with their
 //! stories: `site_index/stories.rs`), deleting the shards of months gone, and the manifest. The format of the files is [`super::static_index`]'s; the build ([`crate::render`])
 //! calls [`write`] and keeps what it returns in its record.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::static_index::{self, MonthShard, StaticDoc};
 use crate::content::archive::Archive;
@@ -18,9 +21,22 @@ use stories::ShardStories;
 
 mod stories;
 
-/// Each month of the static search index (`YYYY-MM`): its fingerprint and what was written for
-/// it. The build record keeps it, so the next build knows which months changed.
-pub type SearchMonths = BTreeMap<String, (u64, MonthShard)>;
+/// Each month of the static search index (`YYYY-MM`): its fingerprints and what was written for
+/// it. The build record keeps it, so the next build knows which months, and which chunks of a
+/// month, changed.
+pub type SearchMonths = BTreeMap<String, SearchMonth>;
+
+/// One month of [`SearchMonths`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchMonth {
+    /// What the month's shard is made of but its stories: the build's global fingerprint, the
+    /// index format and each of its snapshot files' bytes. Another one writes the whole month.
+    pub fp: u64,
+    /// Each chunk's stories (`cN.json`'s story elements, hashed): another one rewrites that
+    /// chunk only.
+    pub stories: Vec<u64>,
+    pub shard: MonthShard,
+}
 
 /// What the static index is made of: the archive, the site's zone (months are the zone's) and
 /// the URL of each digest's page (where a result links to).
@@ -64,14 +80,38 @@ pub fn write(
     let mut files = 0;
     let (names, month_of) = digest_months(site);
     let stories = ShardStories::new(archive, &month_of, &names);
-    for (month, (fp, digests)) in plan_months(site, global, &stories) {
-        if let Some((old_fp, shard)) = old.get(&month)
-            && *old_fp == fp
+    let timings = std::env::var_os("MATOME_TIMINGS").is_some();
+    for (m, (month, (fp, digests))) in plan_months(site, global).into_iter().enumerate() {
+        debug_assert_eq!(names[m], month);
+        let chunk_stories = stories.chunk_fps(m);
+        if let Some(old) = old.get(&month)
+            && old.fp == fp
             && dir.join(&month).is_dir()
-            && shard_is_whole(&dir, &month, shard)
+            && shard_is_whole(&dir, &month, &old.shard)
         {
-            months.insert(month, (fp, shard.clone()));
-            continue;
+            let only: BTreeSet<usize> = (0..chunk_stories.len())
+                .filter(|&k| old.stories.get(k) != Some(&chunk_stories[k]))
+                .collect();
+            let t = std::time::Instant::now();
+            let shard = if only.is_empty() && old.stories.len() == chunk_stories.len() {
+                Some(old.shard.clone())
+            } else {
+                rewrite_chunks(site, &dir, &month, &digests, &stories, &only, &old.shard)?
+            };
+            if let Some(shard) = shard {
+                if timings && !only.is_empty() {
+                    eprintln!(
+                        "search shard {month}: {} of {} chunks (stories) in {:?}",
+                        only.len(),
+                        chunk_stories.len(),
+                        t.elapsed()
+                    );
+                }
+                files += shard.written;
+                let stories = chunk_stories;
+                months.insert(month, SearchMonth { fp, stories, shard });
+                continue;
+            }
         }
         let rows = month_rows(archive, &digests, &stories)?;
         let urls: Vec<String> = digests.iter().map(|&d| (site.digest_url)(d)).collect();
@@ -83,7 +123,7 @@ pub fn write(
         let t_docs = std::time::Instant::now();
         let shard = static_index::write_month(&dir, &month, &docs, site.tz)
             .with_context(|| format!("writing the search index of {month}"))?;
-        if std::env::var_os("MATOME_TIMINGS").is_some() {
+        if timings {
             eprintln!(
                 "search shard {month}: {} docs in {:?}",
                 docs.len(),
@@ -91,7 +131,8 @@ pub fn write(
             );
         }
         files += shard.written;
-        months.insert(month, (fp, shard));
+        let stories = chunk_stories;
+        months.insert(month, SearchMonth { fp, stories, shard });
     }
     // Months read from the record: only a well-formed month's own folder is removed.
     for gone in old.keys().filter(|m| !months.contains_key(*m)) {
@@ -101,7 +142,7 @@ pub fn write(
             let _ = std::fs::remove_dir_all(path);
         }
     }
-    let shards: Vec<MonthShard> = months.values().map(|(_, s)| s.clone()).collect();
+    let shards: Vec<MonthShard> = months.values().map(|m| m.shard.clone()).collect();
     let categories: Vec<&str> = archive
         .categories
         .names
@@ -141,13 +182,10 @@ fn digest_months(site: &Source) -> (Vec<String>, Vec<usize>) {
 }
 
 /// The digests of each month in the site's zone, with the month's fingerprint: the build's
-/// global one, the index format, each of its files' bytes and its items' stories (which later
-/// items elsewhere can change).
-fn plan_months(
-    site: &Source,
-    global: u64,
-    stories: &ShardStories,
-) -> BTreeMap<String, (u64, Vec<usize>)> {
+/// global one, the index format and each of its files' bytes (its items' stories, which later
+/// items elsewhere can change, are each chunk's: [`ShardStories::chunk_fps`]). In the order of
+/// [`digest_months`]' names.
+fn plan_months(site: &Source, global: u64) -> Vec<(String, (u64, Vec<usize>))> {
     let mut months: BTreeMap<String, (Fp, Vec<usize>)> = BTreeMap::new();
     for (d, digest) in site.archive.digests.iter().enumerate() {
         let month = digest
@@ -161,17 +199,69 @@ fn plan_months(
             (fp, Vec::new())
         });
         entry.0.u64(digest.hash);
-        for (k, i) in digest.items.clone().enumerate() {
-            if let Some(story) = stories.fp(i) {
-                entry.0.u64(k as u64).u64(story);
-            }
-        }
         entry.1.push(d);
     }
-    months
+    let mut months: Vec<(String, (u64, Vec<usize>))> = months
         .into_iter()
         .map(|(m, (fp, ds))| (m, (fp.0, ds)))
-        .collect()
+        .collect();
+    // The order of `digest_months`' names: by each month's first digest.
+    months.sort_by_key(|(_, (_, ds))| ds[0]);
+    months
+}
+
+/// Writes again the chunks `only` of a month whose files did not change (`old` is what the last
+/// build wrote for it), from the records of just the digests holding their items; the other
+/// items give only their site, category and digest URL (the month's names), from the archive.
+fn rewrite_chunks(
+    site: &Source,
+    dir: &Path,
+    month: &str,
+    digests: &[usize],
+    stories: &ShardStories,
+    only: &BTreeSet<usize>,
+    old: &MonthShard,
+) -> Result<Option<MonthShard>> {
+    let archive = site.archive;
+    let chunk = |i: u32| stories.number(i) as usize / static_index::CHUNK_DOCS;
+    let needed: Vec<usize> = digests
+        .iter()
+        .copied()
+        .filter(|&d| archive.digests[d].items.clone().any(|i| only.contains(&chunk(i))))
+        .collect();
+    let rows = month_rows(archive, &needed, stories)?;
+    let rows: BTreeMap<usize, Vec<DocRow>> = needed.into_iter().zip(rows).collect();
+    let urls: Vec<String> = digests.iter().map(|&d| (site.digest_url)(d)).collect();
+    let mut docs = Vec::new();
+    for (&d, url) in digests.iter().zip(&urls) {
+        let digest = &archive.digests[d];
+        for (k, i) in digest.items.clone().enumerate() {
+            let doc = if only.contains(&chunk(i)) {
+                // A record that lost an item since: the whole month is written instead.
+                let Some(row) = rows.get(&d).and_then(|r| r.get(k)) else {
+                    return Ok(None);
+                };
+                row.doc(url)
+            } else {
+                {
+                    let item = &archive.items[i as usize];
+                    StaticDoc {
+                        title: "",
+                        summary: "",
+                        link: None,
+                        site: &archive.sites.names[item.site as usize],
+                        category: &archive.categories.names[item.category as usize],
+                        published: item.published,
+                        digest_url: url,
+                        story: None,
+                    }
+                }
+            };
+            docs.push(doc);
+        }
+    }
+    static_index::write_chunks(dir, month, &docs, only, old)
+        .with_context(|| format!("writing the search index of {month}"))
 }
 
 /// What the static search shows of an item.

@@ -34,9 +34,14 @@
 //!   fetches a long list only when it needs it. Knowing every term's document count from the
 //!   buckets, the page reads lists rarest first and, once few candidates are left, skips the long
 //!   lists of words it checks against the text anyway.
+//! - `n.json`: the month's names, `{"sites": […], "categories": […], "digests": […]}` (digest
+//!   URLs), each in the order the month's items (by number) first name it, so a new hour's items
+//!   leave the earlier numbers as they were.
 //! - `cN.json`: items `N * chunk ..` (`chunk` = [`CHUNK_DOCS`]) as JSON arrays
-//!   `[title, summary, link or "", site, category, published (unix s), digest URL]`: what the page
-//!   shows and what it checks a candidate against. An item of a story of several items (issue 24)
+//!   `[title, summary, link or "", site, category, published (unix s), digest]`, the site,
+//!   category and digest as numbers into `n.json`'s lists (a year's rows repeated them as
+//!   strings: ~15 MB): what the page shows and what it checks a candidate against, fetched with
+//!   the month's `n.json`. An item of a story of several items (issue 24)
 //!   has an eighth element, `[items, sites, member…]`: the story's items and distinct sites in the
 //!   whole archive, then its members oldest first (at most [`MAX_STORY_MEMBERS`], the first
 //!   always), each an item number of this month or `"YYYY-MM:N"` for item N of another month's
@@ -61,7 +66,8 @@ use serde::{Deserialize, Serialize};
 use crate::fsutil;
 
 /// Bumped when a file's layout changes; the page refuses a manifest of another format.
-pub const FORMAT: u32 = 3;
+/// 4: rows name their site, category and digest by number (`n.json`).
+pub const FORMAT: u32 = 4;
 /// Items per document chunk (`cN.json`). A page of results scattered over a month fetches one
 /// chunk per result (about 25 KB at 64 items), and a year of hourly items (~400,000) makes
 /// 6,000 chunk files: at 16 a chunk it was 25,000, a third of a site GitHub Pages must publish.
@@ -75,6 +81,8 @@ pub const TARGET_BUCKET_BYTES: usize = 4 * 1024;
 pub const EXTERNAL_BYTES: usize = 1024;
 const MIN_BUCKETS: usize = 16;
 const MAX_BUCKETS: usize = 4096;
+/// The file name of a month's names (sites, categories, digests) in its folder.
+pub const NAMES_FILE: &str = "n.json";
 /// The file name of the manifest under the search folder.
 pub const SEARCH_MANIFEST: &str = "manifest.json";
 /// The first character of a category term.
@@ -108,6 +116,9 @@ pub struct MonthShard {
     pub docs: usize,
     /// The month's files, relative to the search folder (`2021-07/b000.bin`).
     pub files: Vec<String>,
+    /// Each file's hash and size, as `files` lists them: a build that rewrites some of the
+    /// month's chunks ([`write_chunks`]) makes the version and the size from them.
+    pub sums: Vec<(u64, u64)>,
     /// Their total size.
     pub bytes: u64,
     /// Bucket files (a power of two).
@@ -393,34 +404,112 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
         }
         files.push((format!("b{b:03x}.bin"), out));
     }
+    let (names, ids) = ShardNames::of(docs);
+    files.push((NAMES_FILE.to_string(), names.to_json()?));
     for (k, chunk) in docs.chunks(CHUNK_DOCS).enumerate() {
-        let rows: Vec<serde_json::Value> = chunk
-            .iter()
-            .map(|d| {
-                let mut row = serde_json::json!([
-                    d.title,
-                    d.summary,
-                    d.link.unwrap_or(""),
-                    d.site,
-                    d.category,
-                    d.published,
-                    d.digest_url
-                ]);
-                if let (Some(story), Some(row)) = (d.story, row.as_array_mut()) {
-                    row.push(story.clone());
-                }
-                row
-            })
-            .collect();
-        let mut bytes = serde_json::to_vec(&rows)?;
-        bytes.push(b'\n');
-        files.push((format!("c{k}.json"), bytes));
+        let at = k * CHUNK_DOCS;
+        files.push((chunk_name(k), chunk_bytes(chunk, &ids[at..at + chunk.len()])?));
     }
     Ok((files, buckets))
 }
 
+/// A month's names as its rows number them: each site, category and digest URL once, in the
+/// order the month's items (by number) first name it.
+#[derive(Default)]
+struct ShardNames<'a> {
+    sites: Numbering<'a>,
+    categories: Numbering<'a>,
+    digests: Numbering<'a>,
+}
+
+#[derive(Default)]
+struct Numbering<'a> {
+    names: Vec<&'a str>,
+    at: FxHashMap<&'a str, u32>,
+}
+
+impl<'a> Numbering<'a> {
+    fn number(&mut self, name: &'a str) -> u32 {
+        *self.at.entry(name).or_insert_with(|| {
+            self.names.push(name);
+            (self.names.len() - 1) as u32
+        })
+    }
+}
+
+impl<'a> ShardNames<'a> {
+    /// The names of `docs` (in the shard's order) and each doc's `[site, category, digest]`.
+    fn of(docs: &[StaticDoc<'a>]) -> (ShardNames<'a>, Vec<[u32; 3]>) {
+        let mut names = ShardNames::default();
+        let ids = docs
+            .iter()
+            .map(|d| {
+                [
+                    names.sites.number(d.site),
+                    names.categories.number(d.category),
+                    names.digests.number(d.digest_url),
+                ]
+            })
+            .collect();
+        (names, ids)
+    }
+
+    fn to_json(&self) -> Result<Vec<u8>> {
+        let mut bytes = serde_json::to_vec(&serde_json::json!({
+            "sites": self.sites.names,
+            "categories": self.categories.names,
+            "digests": self.digests.names,
+        }))?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+/// The name of chunk `k`'s file in its month's folder.
+fn chunk_name(k: usize) -> String {
+    format!("c{k}.json")
+}
+
+/// A chunk file: its docs' rows, `ids` their numbers in the month's names.
+fn chunk_bytes(docs: &[StaticDoc], ids: &[[u32; 3]]) -> Result<Vec<u8>> {
+    let rows: Vec<serde_json::Value> = docs
+        .iter()
+        .zip(ids)
+        .map(|(d, &[site, category, digest])| {
+            let mut row = serde_json::json!([
+                d.title,
+                d.summary,
+                d.link.unwrap_or(""),
+                site,
+                category,
+                d.published,
+                digest
+            ]);
+            if let (Some(story), Some(row)) = (d.story, row.as_array_mut()) {
+                row.push(story.clone());
+            }
+            row
+        })
+        .collect();
+    let mut bytes = serde_json::to_vec(&rows)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// A month's version: a hash of each file's name (in its folder) and hash, in order.
+fn version_of<'a>(names: impl Iterator<Item = &'a str>, hashes: impl Iterator<Item = u64>) -> String {
+    let mut version = Vec::new();
+    for (name, hash) in names.zip(hashes) {
+        version.extend_from_slice(name.as_bytes());
+        version.push(0);
+        version.extend_from_slice(&hash.to_le_bytes());
+    }
+    format!("{:016x}", crate::hash::fnv1a(&version))
+}
+
 /// Whether `name` is a file name this module writes in a month's folder: a bucket (`b01f.bin`),
-/// a long posting list of its own (`b01f-2.bin`) or a chunk of items (`c3.json`).
+/// a long posting list of its own (`b01f-2.bin`), the month's names (`n.json`) or a chunk of
+/// items (`c3.json`).
 pub(crate) fn is_shard_data_file(name: &str) -> bool {
     !name.starts_with(crate::layout::TEMP_PREFIX) && is_shard_file(name)
 }
@@ -447,6 +536,7 @@ fn is_shard_file(name: &str) -> bool {
             .strip_prefix('c')
             .and_then(|s| s.strip_suffix(".json"))
             .is_some_and(|s| stem_ok(s, false))
+        || name == NAMES_FILE
         || (name.starts_with(crate::layout::TEMP_PREFIX) && name.ends_with(".tmp"))
 }
 
@@ -487,16 +577,12 @@ pub fn write_month(
         month_files(docs)?
     };
     let mut written = 0;
-    let mut bytes = 0u64;
-    let mut version = Vec::new();
+    let mut sums = Vec::with_capacity(files.len());
     for (name, data) in &files {
         if fsutil::write_if_changed(&month_dir.join(name), data)? {
             written += 1;
         }
-        bytes += data.len() as u64;
-        version.extend_from_slice(name.as_bytes());
-        version.push(0);
-        version.extend_from_slice(&crate::hash::fnv1a(data).to_le_bytes());
+        sums.push((crate::hash::fnv1a(data), data.len() as u64));
     }
     let live: BTreeSet<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     let mut removed = 0;
@@ -530,14 +616,71 @@ pub fn write_month(
         month: month.to_string(),
         docs: docs.len(),
         files: files.iter().map(|(n, _)| format!("{month}/{n}")).collect(),
-        bytes,
+        bytes: sums.iter().map(|s| s.1).sum(),
+        version: version_of(files.iter().map(|(n, _)| n.as_str()), sums.iter().map(|s| s.0)),
+        sums,
         buckets,
         chunk: CHUNK_DOCS,
         days,
-        version: format!("{:016x}", crate::hash::fnv1a(&version)),
         written,
         removed,
     })
+}
+
+/// Rewrites only the chunk files `only` (chunk numbers) of a month `old` describes, whose items
+/// are the same (its content did not change, only some of its rows' stories): `docs` as for
+/// [`write_month`], but of the items outside `only`'s chunks only the site, category and digest
+/// URL are read (they number the month's names). The buckets and names stay as they are, and the
+/// files come out as [`write_month`] would write them. `None` when `old` does not fit `docs`
+/// (another count of items, a chunk it does not list, no sums): then write the whole month.
+pub fn write_chunks(
+    dir: &Path,
+    month: &str,
+    docs: &[StaticDoc],
+    only: &BTreeSet<usize>,
+    old: &MonthShard,
+) -> Result<Option<MonthShard>> {
+    check_month(month)?;
+    if old.month != month
+        || old.docs != docs.len()
+        || old.chunk != CHUNK_DOCS
+        || old.sums.len() != old.files.len()
+    {
+        return Ok(None);
+    }
+    let published: Vec<i64> = docs.iter().map(|d| d.published).collect();
+    let sorted: Vec<StaticDoc> = shard_order(&published)
+        .into_iter()
+        .map(|k| docs[k as usize])
+        .collect();
+    let (_, ids) = ShardNames::of(&sorted);
+    let mut shard = old.clone();
+    shard.written = 0;
+    shard.removed = 0;
+    let prefix = format!("{month}/");
+    for &k in only {
+        let name = chunk_name(k);
+        let Some(at) = shard
+            .files
+            .iter()
+            .position(|f| f.strip_prefix(&prefix) == Some(name.as_str()))
+        else {
+            return Ok(None);
+        };
+        let start = k * CHUNK_DOCS;
+        let end = (start + CHUNK_DOCS).min(sorted.len());
+        let data = chunk_bytes(&sorted[start..end], &ids[start..end])?;
+        if fsutil::write_if_changed(&dir.join(month).join(&name), &data)? {
+            shard.written += 1;
+        }
+        shard.sums[at] = (crate::hash::fnv1a(&data), data.len() as u64);
+    }
+    shard.bytes = shard.sums.iter().map(|s| s.1).sum();
+    shard.version = version_of(
+        shard.files.iter().map(|f| f.strip_prefix(&prefix).unwrap_or(f)),
+        shard.sums.iter().map(|s| s.0),
+    );
+    Ok(Some(shard))
 }
 
 #[derive(Serialize)]

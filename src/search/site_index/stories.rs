@@ -1,7 +1,7 @@
 //! The stories of the static search index (issue 24): for each item of a story of several items,
 //! the eighth element of its row (`[items, sites, member…]`, [`super::static_index`]'s format).
 //! A story that grows in a later hour (or month) changes the rows of its earlier members and,
-//! through the month's fingerprint, their months.
+//! through each chunk's fingerprint of its stories, the chunks holding them.
 //!
 //! Each build numbers every month's items as its shard does ([`static_index::shard_order`], the
 //! one statement of that order) and gives each story of several items its shape once (its
@@ -36,6 +36,8 @@ pub(super) struct ShardStories<'a> {
     months: &'a [String],
     /// Each item's month (an index into `months`) and its number in that month's shard.
     place: Vec<(u32, u32)>,
+    /// Each month's items by their numbers in its shard.
+    numbered: Vec<Vec<u32>>,
     /// Each story's shape (an index into `shapes`), [`ALONE`] for a story of one item.
     shape_of: Vec<u32>,
     shapes: Vec<Shape>,
@@ -54,15 +56,15 @@ impl<'a> ShardStories<'a> {
         }
         let mut place = vec![(0u32, 0u32); items.len()];
         let mut published = Vec::new();
+        let mut numbered = Vec::with_capacity(by_month.len());
         for (m, month) in by_month.iter().enumerate() {
             published.clear();
             published.extend(month.iter().map(|&i| items[i as usize].published));
-            for (n, k) in static_index::shard_order(&published)
-                .into_iter()
-                .enumerate()
-            {
+            let order = static_index::shard_order(&published);
+            for (n, &k) in order.iter().enumerate() {
                 place[month[k as usize] as usize] = (m as u32, n as u32);
             }
+            numbered.push(order.into_iter().map(|k| month[k as usize]).collect());
         }
         let stories = &archive.stories;
         let mut shape_of = vec![ALONE; stories.len()];
@@ -107,6 +109,7 @@ impl<'a> ShardStories<'a> {
             archive,
             months,
             place,
+            numbered,
             shape_of,
             shapes,
             listed,
@@ -119,8 +122,32 @@ impl<'a> ShardStories<'a> {
     }
 
     /// The fingerprint of item `i`'s story element, if its story has several items.
-    pub(super) fn fp(&self, i: u32) -> Option<u64> {
+    fn fp(&self, i: u32) -> Option<u64> {
         self.shape(i).map(|s| s.fp)
+    }
+
+    /// Item `i`'s number in its month's shard.
+    pub(super) fn number(&self, i: u32) -> u32 {
+        self.place[i as usize].1
+    }
+
+    /// Month `m`'s chunks' stories: for each chunk of its shard (`cN.json`), a hash of its items'
+    /// story elements (each with its item's number), so a story that grows changes the chunks
+    /// of its members and no other.
+    pub(super) fn chunk_fps(&self, m: usize) -> Vec<u64> {
+        self.numbered[m]
+            .chunks(static_index::CHUNK_DOCS)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let mut fp = Fp::new("search-chunk-stories");
+                for (n, &i) in chunk.iter().enumerate() {
+                    if let Some(story) = self.fp(i) {
+                        fp.u64((k * static_index::CHUNK_DOCS + n) as u64).u64(story);
+                    }
+                }
+                fp.0
+            })
+            .collect()
     }
 
     /// Item `i`'s story element (`[items, sites, member…]`), if its story has several items:

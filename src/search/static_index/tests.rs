@@ -248,9 +248,10 @@ fn stale_files_are_removed_and_buckets_grow_with_the_month() {
         .collect();
     let big = write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
     assert!(big.buckets > MIN_BUCKETS, "{}", big.buckets);
+    // The buckets, the names and the chunks.
     assert_eq!(
         big.files.len(),
-        big.buckets + 4000usize.div_ceil(CHUNK_DOCS)
+        big.buckets + 1 + 4000usize.div_ceil(CHUNK_DOCS)
     );
     std::fs::write(dir.path().join("2021-07/.matome.x.tmp"), "half").unwrap();
     std::fs::write(dir.path().join("2021-07/keep.txt"), "not ours").unwrap();
@@ -327,4 +328,129 @@ fn a_month_numbers_its_items_by_published_time() {
     assert_eq!(rows[0][0], "遅れて届いた記事");
     assert_eq!(rows[1][0], "先に届いた記事");
     assert_eq!(shard.days, vec![(20210720, 0)]);
+}
+
+#[test]
+fn rows_name_sites_categories_and_digests_by_number_in_the_months_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = [
+        StaticDoc {
+            site: "甲サイト",
+            category: "経済",
+            ..doc("一本目", "", "2021/07/20/0800/")
+        },
+        StaticDoc {
+            published: 1_626_736_800 + 60,
+            ..doc("二本目", "", "2021/07/20/0900/")
+        },
+        StaticDoc {
+            site: "甲サイト",
+            published: 1_626_736_800 + 120,
+            ..doc("三本目", "", "2021/07/20/0900/")
+        },
+    ];
+    write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
+    let read = |f: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join("2021-07").join(f)).unwrap()).unwrap()
+    };
+    let (names, rows) = (read(NAMES_FILE), read("c0.json"));
+    assert_eq!(names["sites"], serde_json::json!(["甲サイト", "サイト"]));
+    assert_eq!(names["categories"], serde_json::json!(["経済", "IT"]));
+    assert_eq!(
+        names["digests"],
+        serde_json::json!(["2021/07/20/0800/", "2021/07/20/0900/"])
+    );
+    let shown: Vec<(String, String, String)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let name = |k: usize, list: &str| {
+                names[list][r[k].as_u64().unwrap() as usize].as_str().unwrap().to_string()
+            };
+            (name(3, "sites"), name(4, "categories"), name(6, "digests"))
+        })
+        .collect();
+    let want: Vec<(String, String, String)> = docs
+        .iter()
+        .map(|d| (d.site.into(), d.category.into(), d.digest_url.into()))
+        .collect();
+    assert_eq!(shown, want);
+}
+
+/// Issue 24: a month whose items did not change but some of whose stories grew rewrites just
+/// the chunks holding them, from the names of the rest, and comes out byte for byte as the
+/// whole month written again (files, sizes, version).
+#[test]
+fn rewriting_some_chunks_gives_the_whole_months_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let titles: Vec<String> = (0..300).map(|i| format!("記事 {i}")).collect();
+    let sites = ["甲", "乙", "丙", "丁"];
+    let urls: Vec<String> = (0..30).map(|h| format!("2021/07/02/{h:02}00/")).collect();
+    let docs: Vec<StaticDoc> = titles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| StaticDoc {
+            site: sites[i * 7 % 4],
+            category: if i % 3 == 0 { "経済" } else { "IT" },
+            // Archive order and published order disagree.
+            published: 1_626_736_800 + ((i * 37) % 300) as i64 * 60,
+            ..doc(t, t, &urls[i / 10])
+        })
+        .collect();
+    let old = write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
+    // Two items (of two chunks) join a story.
+    let story = serde_json::json!([2, 2, 5, 200]);
+    let published: Vec<i64> = docs.iter().map(|d| d.published).collect();
+    let order = shard_order(&published);
+    let (a, b) = (order[5] as usize, order[200] as usize);
+    let mut grown = docs.clone();
+    for k in [a, b] {
+        grown[k].story = Some(&story);
+    }
+    let only: BTreeSet<usize> = [5 / CHUNK_DOCS, 200 / CHUNK_DOCS].into();
+    // Outside those chunks only the names are given.
+    let partial: Vec<StaticDoc> = grown
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            let n = order.iter().position(|&o| o as usize == k).unwrap();
+            if only.contains(&(n / CHUNK_DOCS)) {
+                *d
+            } else {
+                StaticDoc {
+                    title: "",
+                    summary: "",
+                    link: None,
+                    ..*d
+                }
+            }
+        })
+        .collect();
+    let rewritten = write_chunks(dir.path(), "2021-07", &partial, &only, &old)
+        .unwrap()
+        .expect("the old month fits");
+    assert_eq!(rewritten.written, 2);
+    let files = |d: &Path, shard: &MonthShard| -> Vec<(String, Vec<u8>)> {
+        shard
+            .files
+            .iter()
+            .map(|f| (f.clone(), std::fs::read(d.join(f)).unwrap()))
+            .collect()
+    };
+    let partly = files(dir.path(), &rewritten);
+    let whole_dir = tempfile::tempdir().unwrap();
+    let whole = write_month(whole_dir.path(), "2021-07", &grown, TZ).unwrap();
+    assert_eq!(partly, files(whole_dir.path(), &whole));
+    assert_ne!(whole.version, old.version);
+    assert_eq!(
+        (&rewritten.version, rewritten.bytes, &rewritten.sums),
+        (&whole.version, whole.bytes, &whole.sums)
+    );
+    // A record that does not fit (another count of items) is refused.
+    assert!(
+        write_chunks(dir.path(), "2021-07", &partial[1..], &only, &old)
+            .unwrap()
+            .is_none()
+    );
 }

@@ -15,7 +15,7 @@
 
   // The static index format this page reads (FORMAT in static_index.rs); `matome build` refuses
   // a site's own search.js whose SEARCH_FORMAT is not the one it writes.
-  const SEARCH_FORMAT = 3;
+  const SEARCH_FORMAT = 4;
 
   // ---------------------------------------------------------------------------------------------
   // Text: the terms of terms.rs.
@@ -415,11 +415,18 @@
     chunk(m, k) {
       return this.get(`${this.base}${m.month}/c${k}.json?v=${m.v}`, 'json');
     }
+    // The month's sites, categories and digest URLs, which its rows name by number.
+    names(m) {
+      return this.get(`${this.base}${m.month}/n.json?v=${m.v}`, 'json');
+    }
     async doc(m, n) {
-      const rows = await this.chunk(m, Math.floor(n / m.chunk));
+      const [rows, names] = await Promise.all([this.chunk(m, Math.floor(n / m.chunk)), this.names(m)]);
       const r = rows[n % m.chunk];
       if (!r) return null;
-      const doc = { month: m.month, n, title: r[0], summary: r[1], link: r[2], site: r[3], category: r[4], published: r[5], digest: r[6] };
+      const doc = {
+        month: m.month, n, title: r[0], summary: r[1], link: r[2], site: names.sites[r[3]],
+        category: names.categories[r[4]], published: r[5], digest: names.digests[r[6]],
+      };
       // A story of several items: [items, sites, member...], a member an item number of this
       // month or "YYYY-MM:N"; the first names the story.
       const st = r[7];
