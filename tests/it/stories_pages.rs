@@ -373,6 +373,83 @@ fn a_later_hour_joining_an_old_story_renders_the_old_digest_again_and_nothing_un
     );
 }
 
+/// Issue 24, the next hour at a year: an hour of a new month whose item joins a story of the
+/// month before rewrites, of that month's static search, only the chunks (`cN.json`) holding the
+/// story's items: its buckets, names and other chunks keep their bytes and are not written; the
+/// old digest the story starts on shows it; a cold rebuild gives every file's bytes.
+#[test]
+fn a_next_hour_joining_an_old_months_story_rewrites_only_the_chunks_holding_its_items() {
+    let site = Site::new();
+    site.write_config(&[]);
+    // July 31st, four hours of 50 items: numbers 0–199 in July's shard, chunks of 64.
+    for (h, hour) in ["20", "21", "22", "23"].iter().enumerate() {
+        let items = (0..50)
+            .map(|k| match (h, k) {
+                // Number 60 (chunk 0) starts the story; number 130 (chunk 2) joins it.
+                (1, 10) => item("a1", ITMEDIA, APPLE, None),
+                (2, 30) => item("a2", IMPRESS, APPLE_2, Some((ITMEDIA, "a1"))),
+                _ => item(&format!("x{h}-{k}"), LOCAL, &format!("地方の話題 {h}-{k}"), None),
+            })
+            .collect();
+        write(&site, &format!("2021-07-31T{hour}:00:00+09:00"), items);
+    }
+    build(&site);
+    let before = files(&site.path("public"));
+    let july: Vec<&String> = before
+        .keys()
+        .filter(|r| r.starts_with("search/2021-07/"))
+        .collect();
+    assert!(
+        july.iter().any(|r| r.ends_with("/c3.json")) && !july.iter().any(|r| r.ends_with("/c4.json")),
+        "four chunks: {july:?}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        &site,
+        "2021-08-01T00:00:00+09:00",
+        vec![
+            item("c1", CNET, APPLE_3, Some((ITMEDIA, "a1"))),
+            item("l1", LOCAL, LONE, None),
+        ],
+    );
+    let out = build(&site);
+    let after = files(&site.path("public"));
+    let changed = |rel: &str| {
+        before
+            .get(rel)
+            .is_none_or(|b| after.get(rel).is_none_or(|a| b.0 != a.0 || b.1 != a.1))
+    };
+    let rewritten: Vec<&str> = july
+        .iter()
+        .map(|r| r.as_str())
+        .filter(|r| changed(r))
+        .collect();
+    assert_eq!(
+        rewritten,
+        ["search/2021-07/c0.json", "search/2021-07/c2.json"],
+        "{out}"
+    );
+    // The rows now count the August item: [items, sites, members…].
+    let c0: serde_json::Value = serde_json::from_slice(&after["search/2021-07/c0.json"].0).unwrap();
+    assert_eq!(c0[60][7][0], 3, "{}", c0[60]);
+    assert_eq!(c0[60][7][1], 3, "{}", c0[60]);
+    // The pages: the digest the story starts on shows it, an unrelated one of that day is not
+    // written again.
+    let first = String::from_utf8_lossy(&after["2021/07/31/2100/index.html"].0).into_owned();
+    assert!(first.contains("ほか2サイト"), "{first}");
+    assert!(changed("2021/07/31/2100/index.html"));
+    assert!(!changed("2021/07/31/2000/index.html"), "{out}");
+
+    std::fs::remove_dir_all(site.path(".matome")).unwrap();
+    std::fs::remove_dir_all(site.path("public")).unwrap();
+    build(&site);
+    let cold = files(&site.path("public"));
+    assert_eq!(after.keys().collect::<Vec<_>>(), cold.keys().collect::<Vec<_>>());
+    for (rel, (bytes, _)) in &after {
+        assert!(bytes == &cold[rel].0, "{rel} differs after a cold rebuild");
+    }
+}
+
 /// Build, wipe `.matome/`, build again: every output file the same bytes.
 #[test]
 fn stories_survive_a_cold_rebuild_byte_for_byte() {
