@@ -730,3 +730,48 @@ fn a_neighbours_new_item_count_reaches_the_link_to_it() {
         "{after}"
     );
 }
+
+/// A numbered page of a category, site or keyword list is not rendered again when the list
+/// grows (stable pagination): it said the list's whole count ("2件"), which went stale, so an
+/// incremental build's page differed from a cold rebuild's. Only the first page counts now, and
+/// after a new hour every file has a cold rebuild's bytes.
+#[test]
+fn a_numbered_list_page_keeps_a_cold_rebuilds_bytes_when_its_list_grows() {
+    let mut site = fixture_site("https://user.github.io/repo/");
+    site.config.append = "[build]\nitems_per_page = 1\n".into();
+    site.write_config(&[]);
+    build(&site, &[]);
+    let numbered = "public/categories/金融/page/1/index.html";
+    assert!(site.exists(numbered));
+    write_snapshot(
+        &site,
+        "2021-07-20T09:00:00+09:00",
+        vec![item(
+            &It {
+                id: "e1",
+                category: "金融",
+                site: "マネー&マーケット",
+                title: "長期金利が上昇",
+                keywords: &["長期金利"],
+            },
+            "2021-07-20T08:50:00+09:00",
+        )],
+        "",
+    );
+    build(&site, &[]);
+    let first = site.read("public/categories/金融/index.html");
+    assert!(first.contains(r#"<span class="count">3件</span>"#), "{first}");
+    assert!(!site.read(numbered).contains(r#"class="count""#));
+    let incremental = files(&site.path("public"));
+    std::fs::remove_dir_all(site.path(".matome")).unwrap();
+    std::fs::remove_dir_all(site.path("public")).unwrap();
+    build(&site, &[]);
+    let cold = files(&site.path("public"));
+    assert_eq!(
+        incremental.keys().collect::<Vec<_>>(),
+        cold.keys().collect::<Vec<_>>()
+    );
+    for (rel, (bytes, _)) in &incremental {
+        assert!(bytes == &cold[rel].0, "{rel} differs from a cold rebuild");
+    }
+}

@@ -133,8 +133,10 @@ pub struct TermView {
     /// The taxonomy's list page.
     pub taxonomy_url: String,
     pub name: String,
-    /// Items with the term (all pages).
-    pub count: usize,
+    /// Items with the term (all pages), on its first page only: a numbered page is not
+    /// rendered again when the list grows, so a count there went stale (and differed from a cold
+    /// rebuild's).
+    pub count: Option<usize>,
     pub items: Vec<ItemView>,
     pub pager: PagerView,
     /// A keyword's first page: its items per month as inline SVG.
@@ -177,7 +179,9 @@ pub(crate) fn term(ctx: &Ctx, tax: Tax, id: u32, p: usize) -> Result<Vec<u8>> {
         },
         taxonomy_url: format!("{}/", tax.dir()),
         name: name.clone(),
-        count: all.len(),
+        // Only the first page (rendered again as the list grows) says how many: a numbered page
+        // keeps its bytes as long as its own items do.
+        count: (p == 0).then_some(all.len()),
         items,
         pager: PagerView {
             older: pager.older(p).map(|q| site.term_url(tax, id, q)),
@@ -189,7 +193,10 @@ pub(crate) fn term(ctx: &Ctx, tax: Tax, id: u32, p: usize) -> Result<Vec<u8>> {
         older_search: pager.dropped_before(p).then(|| super::search_url(&name)),
     };
     // A keyword's related words say what it is about; a category's or site's latest titles.
-    let lead = format!("{}: {} {}{}", v.taxonomy_label, v.name, v.count, s.items);
+    let lead = match v.count {
+        Some(n) => format!("{}: {} {n}{}", v.taxonomy_label, v.name, s.items),
+        None => format!("{}: {}", v.taxonomy_label, v.name),
+    };
     let description = if v.related.is_empty() {
         describe(site, &lead, v.items.iter().map(|i| i.title.as_str()))
     } else {
