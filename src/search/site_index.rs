@@ -212,7 +212,8 @@ fn plan_months(site: &Source, global: u64) -> Vec<(String, (u64, Vec<usize>))> {
 
 /// Writes again the chunks `only` of a month whose files did not change (`old` is what the last
 /// build wrote for it), from the records of just the digests holding their items; the other
-/// items give only their site, category and digest URL (the month's names), from the archive.
+/// items give only their site, category, digest URL and link (the month's names), from the
+/// archive.
 fn rewrite_chunks(
     site: &Source,
     dir: &Path,
@@ -232,8 +233,18 @@ fn rewrite_chunks(
     let rows = month_rows(archive, &needed, stories)?;
     let rows: BTreeMap<usize, Vec<DocRow>> = needed.into_iter().zip(rows).collect();
     let urls: Vec<String> = digests.iter().map(|&d| (site.digest_url)(d)).collect();
+    // The links of the items outside those chunks, for their origins.
+    let links: Vec<Vec<Option<String>>> = digests
+        .iter()
+        .map(|&d| {
+            let items = archive.digests[d].items.clone();
+            items
+                .map(|i| safe_link(&archive.items[i as usize].link))
+                .collect()
+        })
+        .collect();
     let mut docs = Vec::new();
-    for (&d, url) in digests.iter().zip(&urls) {
+    for ((&d, url), links) in digests.iter().zip(&urls).zip(&links) {
         let digest = &archive.digests[d];
         for (k, i) in digest.items.clone().enumerate() {
             let doc = if only.contains(&chunk(i)) {
@@ -248,7 +259,7 @@ fn rewrite_chunks(
                     StaticDoc {
                         title: "",
                         summary: "",
-                        link: None,
+                        link: links[k].as_deref(),
                         site: &archive.sites.names[item.site as usize],
                         category: &archive.categories.names[item.category as usize],
                         published: item.published,

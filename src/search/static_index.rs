@@ -34,14 +34,17 @@
 //!   fetches a long list only when it needs it. Knowing every term's document count from the
 //!   buckets, the page reads lists rarest first and, once few candidates are left, skips the long
 //!   lists of words it checks against the text anyway.
-//! - `n.json`: the month's names, `{"sites": […], "categories": […], "digests": […]}` (digest
-//!   URLs), each in the order the month's items (by number) first name it, so a new hour's items
-//!   leave the earlier numbers as they were.
+//! - `n.json`: the month's names, `{"base": unix s, "sites": […], "categories": […],
+//!   "digests": […], "origins": […]}`: the first item's publication time, and the sites,
+//!   categories, digest URLs and links' origins (`https://host`), each in the order the month's
+//!   items (by number) first name it, so a new hour's items leave the earlier numbers as they
+//!   were.
 //! - `cN.json`: items `N * chunk ..` (`chunk` = [`CHUNK_DOCS`]) as JSON arrays
-//!   `[title, summary, link or "", site, category, published (unix s), digest]`, the site,
-//!   category and digest as numbers into `n.json`'s lists (a year's rows repeated them as
-//!   strings: ~15 MB): what the page shows and what it checks a candidate against, fetched with
-//!   the month's `n.json`. An item of a story of several items (issue 24)
+//!   `[title, summary, link, site, category, published, digest]`: the site, category and digest
+//!   as numbers into `n.json`'s lists, the link `[origin, rest]` (the origin's number, then the
+//!   rest of the URL: `/a/1?x=2`) or `""` when the item has none, the publication time in seconds
+//!   after `base` (a year's rows repeated these as strings: ~20 MB). What the page shows and what
+//!   it checks a candidate against, fetched with the month's `n.json`. An item of a story of several items (issue 24)
 //!   has an eighth element, `[items, sites, member…]`: the story's items and distinct sites in the
 //!   whole archive, then its members oldest first (at most [`MAX_STORY_MEMBERS`], the first
 //!   always), each an item number of this month or `"YYYY-MM:N"` for item N of another month's
@@ -66,7 +69,8 @@ use serde::{Deserialize, Serialize};
 use crate::fsutil;
 
 /// Bumped when a file's layout changes; the page refuses a manifest of another format.
-/// 4: rows name their site, category and digest by number (`n.json`).
+/// 4: rows name their site, category, digest and link's origin by number, their publication
+/// time after the month's first (`n.json`).
 pub const FORMAT: u32 = 4;
 /// Items per document chunk (`cN.json`). A page of results scattered over a month fetches one
 /// chunk per result (about 25 KB at 64 items), and a year of hourly items (~400,000) makes
@@ -413,13 +417,15 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
     Ok((files, buckets))
 }
 
-/// A month's names as its rows number them: each site, category and digest URL once, in the
-/// order the month's items (by number) first name it.
+/// A month's names as its rows number them: each site, category, digest URL and link origin
+/// once, in the order the month's items (by number) first name it, and the first item's time.
 #[derive(Default)]
 struct ShardNames<'a> {
+    base: i64,
     sites: Numbering<'a>,
     categories: Numbering<'a>,
     digests: Numbering<'a>,
+    origins: Numbering<'a>,
 }
 
 #[derive(Default)]
@@ -437,18 +443,42 @@ impl<'a> Numbering<'a> {
     }
 }
 
+/// A link's origin (`https://host`, up to the path) and the rest (`/a/1?x=2`, maybe empty).
+fn split_origin(link: &str) -> Option<(&str, &str)> {
+    let host = link.find("://")? + 3;
+    let end = link[host..].find(['/', '?', '#']).map_or(link.len(), |k| host + k);
+    Some(link.split_at(end))
+}
+
+/// What a row says of an item beside its title, summary and story: its numbers in the month's
+/// names and its time after the month's base.
+struct RowIds<'a> {
+    site: u32,
+    category: u32,
+    digest: u32,
+    /// The link's origin's number and the rest of it.
+    link: Option<(u32, &'a str)>,
+    published: i64,
+}
+
 impl<'a> ShardNames<'a> {
-    /// The names of `docs` (in the shard's order) and each doc's `[site, category, digest]`.
-    fn of(docs: &[StaticDoc<'a>]) -> (ShardNames<'a>, Vec<[u32; 3]>) {
-        let mut names = ShardNames::default();
+    /// The names of `docs` (in the shard's order) and what each doc's row says by them.
+    fn of(docs: &[StaticDoc<'a>]) -> (ShardNames<'a>, Vec<RowIds<'a>>) {
+        let mut names = ShardNames {
+            base: docs.first().map_or(0, |d| d.published),
+            ..ShardNames::default()
+        };
         let ids = docs
             .iter()
-            .map(|d| {
-                [
-                    names.sites.number(d.site),
-                    names.categories.number(d.category),
-                    names.digests.number(d.digest_url),
-                ]
+            .map(|d| RowIds {
+                site: names.sites.number(d.site),
+                category: names.categories.number(d.category),
+                digest: names.digests.number(d.digest_url),
+                link: d
+                    .link
+                    .and_then(split_origin)
+                    .map(|(origin, rest)| (names.origins.number(origin), rest)),
+                published: d.published - names.base,
             })
             .collect();
         (names, ids)
@@ -456,9 +486,11 @@ impl<'a> ShardNames<'a> {
 
     fn to_json(&self) -> Result<Vec<u8>> {
         let mut bytes = serde_json::to_vec(&serde_json::json!({
+            "base": self.base,
             "sites": self.sites.names,
             "categories": self.categories.names,
             "digests": self.digests.names,
+            "origins": self.origins.names,
         }))?;
         bytes.push(b'\n');
         Ok(bytes)
@@ -470,20 +502,24 @@ fn chunk_name(k: usize) -> String {
     format!("c{k}.json")
 }
 
-/// A chunk file: its docs' rows, `ids` their numbers in the month's names.
-fn chunk_bytes(docs: &[StaticDoc], ids: &[[u32; 3]]) -> Result<Vec<u8>> {
+/// A chunk file: its docs' rows, `ids` what they say by the month's names.
+fn chunk_bytes(docs: &[StaticDoc], ids: &[RowIds]) -> Result<Vec<u8>> {
     let rows: Vec<serde_json::Value> = docs
         .iter()
         .zip(ids)
-        .map(|(d, &[site, category, digest])| {
+        .map(|(d, ids)| {
+            let link = match ids.link {
+                Some((origin, rest)) => serde_json::json!([origin, rest]),
+                None => serde_json::json!(""),
+            };
             let mut row = serde_json::json!([
                 d.title,
                 d.summary,
-                d.link.unwrap_or(""),
-                site,
-                category,
-                d.published,
-                digest
+                link,
+                ids.site,
+                ids.category,
+                ids.published,
+                ids.digest
             ]);
             if let (Some(story), Some(row)) = (d.story, row.as_array_mut()) {
                 row.push(story.clone());
@@ -629,8 +665,8 @@ pub fn write_month(
 
 /// Rewrites only the chunk files `only` (chunk numbers) of a month `old` describes, whose items
 /// are the same (its content did not change, only some of its rows' stories): `docs` as for
-/// [`write_month`], but of the items outside `only`'s chunks only the site, category and digest
-/// URL are read (they number the month's names). The buckets and names stay as they are, and the
+/// [`write_month`], but of the items outside `only`'s chunks only the site, category, digest
+/// URL, link and time are read (they make the month's names). The buckets and names stay as they are, and the
 /// files come out as [`write_month`] would write them. `None` when `old` does not fit `docs`
 /// (another count of items, a chunk it does not list, no sums): then write the whole month.
 pub fn write_chunks(

@@ -346,7 +346,13 @@ fn rows_name_sites_categories_and_digests_by_number_in_the_months_names() {
         StaticDoc {
             site: "甲サイト",
             published: 1_626_736_800 + 120,
+            link: Some("https://甲.example/a/1?x=1&y=2"),
             ..doc("三本目", "", "2021/07/20/0900/")
+        },
+        StaticDoc {
+            published: 1_626_736_800 + 180,
+            link: None,
+            ..doc("四本目", "", "2021/07/20/0900/")
         },
     ];
     write_month(dir.path(), "2021-07", &docs, TZ).unwrap();
@@ -360,22 +366,40 @@ fn rows_name_sites_categories_and_digests_by_number_in_the_months_names() {
         names["digests"],
         serde_json::json!(["2021/07/20/0800/", "2021/07/20/0900/"])
     );
-    let shown: Vec<(String, String, String)> = rows
+    assert_eq!(
+        names["origins"],
+        serde_json::json!(["https://example.com", "https://甲.example"])
+    );
+    assert_eq!(names["base"], 1_626_736_800);
+    // What the page makes of a row (search.js's `doc`).
+    let shown: Vec<(String, String, String, String, i64)> = rows
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
-            let name = |k: usize, list: &str| {
-                names[list][r[k].as_u64().unwrap() as usize].as_str().unwrap().to_string()
+            let name = |v: &serde_json::Value, list: &str| {
+                names[list][v.as_u64().unwrap() as usize].as_str().unwrap().to_string()
             };
-            (name(3, "sites"), name(4, "categories"), name(6, "digests"))
+            let link = match r[2].as_array() {
+                Some(l) => name(&l[0], "origins") + l[1].as_str().unwrap(),
+                None => r[2].as_str().unwrap().to_string(),
+            };
+            let published = names["base"].as_i64().unwrap() + r[5].as_i64().unwrap();
+            let (site, category) = (name(&r[3], "sites"), name(&r[4], "categories"));
+            (site, category, name(&r[6], "digests"), link, published)
         })
         .collect();
-    let want: Vec<(String, String, String)> = docs
+    let want: Vec<(String, String, String, String, i64)> = docs
         .iter()
-        .map(|d| (d.site.into(), d.category.into(), d.digest_url.into()))
+        .map(|d| {
+            let (s, c, u) = (d.site.into(), d.category.into(), d.digest_url.into());
+            (s, c, u, d.link.unwrap_or("").into(), d.published)
+        })
         .collect();
     assert_eq!(shown, want);
+    assert_eq!(rows[3][2], "", "no link");
+    assert_eq!(split_origin("https://a.example"), Some(("https://a.example", "")));
+    assert_eq!(split_origin("https://a.example?q=1"), Some(("https://a.example", "?q=1")));
 }
 
 /// Issue 24: a month whose items did not change but some of whose stories grew rewrites just
@@ -421,7 +445,6 @@ fn rewriting_some_chunks_gives_the_whole_months_bytes() {
                 StaticDoc {
                     title: "",
                     summary: "",
-                    link: None,
                     ..*d
                 }
             }

@@ -415,7 +415,8 @@
     chunk(m, k) {
       return this.get(`${this.base}${m.month}/c${k}.json?v=${m.v}`, 'json');
     }
-    // The month's sites, categories and digest URLs, which its rows name by number.
+    // The month's sites, categories, digest URLs and links' origins, which its rows name by
+    // number, and the time its rows' times count from.
     names(m) {
       return this.get(`${this.base}${m.month}/n.json?v=${m.v}`, 'json');
     }
@@ -423,9 +424,11 @@
       const [rows, names] = await Promise.all([this.chunk(m, Math.floor(n / m.chunk)), this.names(m)]);
       const r = rows[n % m.chunk];
       if (!r) return null;
+      // The link: [origin's number, the rest of it], or "" for none.
+      const link = Array.isArray(r[2]) ? names.origins[r[2][0]] + r[2][1] : '';
       const doc = {
-        month: m.month, n, title: r[0], summary: r[1], link: r[2], site: names.sites[r[3]],
-        category: names.categories[r[4]], published: r[5], digest: names.digests[r[6]],
+        month: m.month, n, title: r[0], summary: r[1], link, site: names.sites[r[3]],
+        category: names.categories[r[4]], published: names.base + r[5], digest: names.digests[r[6]],
       };
       // A story of several items: [items, sites, member...], a member an item number of this
       // month or "YYYY-MM:N"; the first names the story.
