@@ -350,17 +350,33 @@ fn stories_survive_a_cold_rebuild_of_the_index() {
     assert_eq!(after.0.iter().map(shown).collect::<Vec<_>>(), rust_hits());
 }
 
-/// Every row of a month's shard (`public/search/YYYY-MM/cN.json`, in order): the rows by the
-/// item numbers the shard gives them.
+/// Every row of a month's shard (`public/search/YYYY-MM/cN.json`, in order), as the search page
+/// reads it with the month's names (`n.json`): `[title, summary, link, site, category,
+/// published, digest URL, story?]` with the link, names and time whole.
 fn shard_rows(site: &Site, month: &str) -> Vec<Value> {
     let dir = site.path(format!("public/search/{month}"));
+    let names: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("n.json")).unwrap()).unwrap();
+    let name = |list: &str, v: &Value| names[list][v.as_u64().unwrap() as usize].clone();
     let mut rows = Vec::new();
     for k in 0.. {
         let Ok(text) = std::fs::read_to_string(dir.join(format!("c{k}.json"))) else {
             break;
         };
         let chunk: Vec<Value> = serde_json::from_str(&text).unwrap();
-        rows.extend(chunk);
+        rows.extend(chunk.into_iter().map(|mut r| {
+            r[2] = match r[2].as_array() {
+                Some(l) => Value::from(
+                    name("origins", &l[0]).as_str().unwrap().to_string() + l[1].as_str().unwrap(),
+                ),
+                None => r[2].clone(),
+            };
+            r[3] = name("sites", &r[3]);
+            r[4] = name("categories", &r[4]);
+            r[5] = Value::from(names["base"].as_i64().unwrap() + r[5].as_i64().unwrap());
+            r[6] = name("digests", &r[6]);
+            r
+        }));
     }
     rows
 }
