@@ -228,7 +228,12 @@ fn rewrite_chunks(
     let needed: Vec<usize> = digests
         .iter()
         .copied()
-        .filter(|&d| archive.digests[d].items.clone().any(|i| only.contains(&chunk(i))))
+        .filter(|&d| {
+            archive.digests[d]
+                .items
+                .clone()
+                .any(|i| only.contains(&chunk(i)))
+        })
         .collect();
     let rows = month_rows(archive, &needed, stories)?;
     let rows: BTreeMap<usize, Vec<DocRow>> = needed.into_iter().zip(rows).collect();

@@ -412,7 +412,10 @@ fn month_files(docs: &[StaticDoc]) -> Result<(Vec<File>, usize)> {
     files.push((NAMES_FILE.to_string(), names.to_json()?));
     for (k, chunk) in docs.chunks(CHUNK_DOCS).enumerate() {
         let at = k * CHUNK_DOCS;
-        files.push((chunk_name(k), chunk_bytes(chunk, &ids[at..at + chunk.len()])?));
+        files.push((
+            chunk_name(k),
+            chunk_bytes(chunk, &ids[at..at + chunk.len()])?,
+        ));
     }
     Ok((files, buckets))
 }
@@ -446,7 +449,9 @@ impl<'a> Numbering<'a> {
 /// A link's origin (`https://host`, up to the path) and the rest (`/a/1?x=2`, maybe empty).
 fn split_origin(link: &str) -> Option<(&str, &str)> {
     let host = link.find("://")? + 3;
-    let end = link[host..].find(['/', '?', '#']).map_or(link.len(), |k| host + k);
+    let end = link[host..]
+        .find(['/', '?', '#'])
+        .map_or(link.len(), |k| host + k);
     Some(link.split_at(end))
 }
 
@@ -533,7 +538,10 @@ fn chunk_bytes(docs: &[StaticDoc], ids: &[RowIds]) -> Result<Vec<u8>> {
 }
 
 /// A month's version: a hash of each file's name (in its folder) and hash, in order.
-fn version_of<'a>(names: impl Iterator<Item = &'a str>, hashes: impl Iterator<Item = u64>) -> String {
+fn version_of<'a>(
+    names: impl Iterator<Item = &'a str>,
+    hashes: impl Iterator<Item = u64>,
+) -> String {
     let mut version = Vec::new();
     for (name, hash) in names.zip(hashes) {
         version.extend_from_slice(name.as_bytes());
@@ -653,7 +661,10 @@ pub fn write_month(
         docs: docs.len(),
         files: files.iter().map(|(n, _)| format!("{month}/{n}")).collect(),
         bytes: sums.iter().map(|s| s.1).sum(),
-        version: version_of(files.iter().map(|(n, _)| n.as_str()), sums.iter().map(|s| s.0)),
+        version: version_of(
+            files.iter().map(|(n, _)| n.as_str()),
+            sums.iter().map(|s| s.0),
+        ),
         sums,
         buckets,
         chunk: CHUNK_DOCS,
@@ -713,7 +724,10 @@ pub fn write_chunks(
     }
     shard.bytes = shard.sums.iter().map(|s| s.1).sum();
     shard.version = version_of(
-        shard.files.iter().map(|f| f.strip_prefix(&prefix).unwrap_or(f)),
+        shard
+            .files
+            .iter()
+            .map(|f| f.strip_prefix(&prefix).unwrap_or(f)),
         shard.sums.iter().map(|s| s.0),
     );
     Ok(Some(shard))

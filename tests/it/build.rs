@@ -760,7 +760,10 @@ fn a_numbered_list_page_keeps_a_cold_rebuilds_bytes_when_its_list_grows() {
     );
     build(&site, &[]);
     let first = site.read("public/categories/金融/index.html");
-    assert!(first.contains(r#"<span class="count">3件</span>"#), "{first}");
+    assert!(
+        first.contains(r#"<span class="count">3件</span>"#),
+        "{first}"
+    );
     assert!(!site.read(numbered).contains(r#"class="count""#));
     let incremental = files(&site.path("public"));
     std::fs::remove_dir_all(site.path(".matome")).unwrap();

@@ -388,7 +388,12 @@ fn a_next_hour_joining_an_old_months_story_rewrites_only_the_chunks_holding_its_
                 // Number 60 (chunk 0) starts the story; number 130 (chunk 2) joins it.
                 (1, 10) => item("a1", ITMEDIA, APPLE, None),
                 (2, 30) => item("a2", IMPRESS, APPLE_2, Some((ITMEDIA, "a1"))),
-                _ => item(&format!("x{h}-{k}"), LOCAL, &format!("地方の話題 {h}-{k}"), None),
+                _ => item(
+                    &format!("x{h}-{k}"),
+                    LOCAL,
+                    &format!("地方の話題 {h}-{k}"),
+                    None,
+                ),
             })
             .collect();
         write(&site, &format!("2021-07-31T{hour}:00:00+09:00"), items);
@@ -400,7 +405,8 @@ fn a_next_hour_joining_an_old_months_story_rewrites_only_the_chunks_holding_its_
         .filter(|r| r.starts_with("search/2021-07/"))
         .collect();
     assert!(
-        july.iter().any(|r| r.ends_with("/c3.json")) && !july.iter().any(|r| r.ends_with("/c4.json")),
+        july.iter().any(|r| r.ends_with("/c3.json"))
+            && !july.iter().any(|r| r.ends_with("/c4.json")),
         "four chunks: {july:?}"
     );
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -444,7 +450,10 @@ fn a_next_hour_joining_an_old_months_story_rewrites_only_the_chunks_holding_its_
     std::fs::remove_dir_all(site.path("public")).unwrap();
     build(&site);
     let cold = files(&site.path("public"));
-    assert_eq!(after.keys().collect::<Vec<_>>(), cold.keys().collect::<Vec<_>>());
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        cold.keys().collect::<Vec<_>>()
+    );
     for (rel, (bytes, _)) in &after {
         assert!(bytes == &cold[rel].0, "{rel} differs after a cold rebuild");
     }

@@ -378,7 +378,10 @@ fn rows_name_sites_categories_and_digests_by_number_in_the_months_names() {
         .iter()
         .map(|r| {
             let name = |v: &serde_json::Value, list: &str| {
-                names[list][v.as_u64().unwrap() as usize].as_str().unwrap().to_string()
+                names[list][v.as_u64().unwrap() as usize]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
             };
             let link = match r[2].as_array() {
                 Some(l) => name(&l[0], "origins") + l[1].as_str().unwrap(),
@@ -398,8 +401,14 @@ fn rows_name_sites_categories_and_digests_by_number_in_the_months_names() {
         .collect();
     assert_eq!(shown, want);
     assert_eq!(rows[3][2], "", "no link");
-    assert_eq!(split_origin("https://a.example"), Some(("https://a.example", "")));
-    assert_eq!(split_origin("https://a.example?q=1"), Some(("https://a.example", "?q=1")));
+    assert_eq!(
+        split_origin("https://a.example"),
+        Some(("https://a.example", ""))
+    );
+    assert_eq!(
+        split_origin("https://a.example?q=1"),
+        Some(("https://a.example", "?q=1"))
+    );
 }
 
 /// Issue 24: a month whose items did not change but some of whose stories grew rewrites just
