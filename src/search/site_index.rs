@@ -94,7 +94,12 @@ pub fn write(
                 .collect();
             let t = std::time::Instant::now();
             let shard = if only.is_empty() && old.stories.len() == chunk_stories.len() {
-                Some(old.shard.clone())
+                // Nothing written: the record's count is the build's that wrote it.
+                Some(MonthShard {
+                    written: 0,
+                    removed: 0,
+                    ..old.shard.clone()
+                })
             } else {
                 rewrite_chunks(site, &dir, &month, &digests, &stories, &only, &old.shard)?
             };
