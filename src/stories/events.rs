@@ -16,6 +16,10 @@ pub const LAUNCH: u8 = 4;
 pub const POSTPONED: u8 = 8;
 /// A plan's outcome: it succeeded or failed.
 pub const OUTCOME: u8 = 16;
+/// A service's outage or fault: not the news of the service's launch or availability.
+pub const INCIDENT: u8 = 32;
+/// A leak or rumour of what is still to come: not the announcement itself.
+pub const RUMOUR: u8 = 64;
 
 /// Words of each kind, matched in the lower-cased, NFKC-normalised title: Japanese anywhere,
 /// Latin ones as whole words (inflected where listed with `*`; only as the title's first words,
@@ -112,14 +116,28 @@ const WORDS: &[(u8, &[&str])] = &[
             "発売",
             "販売開始",
             "予約開始",
+            "提供開始",
+            "利用可能に",
+            "一般提供",
             "launch*",
             "unveil*",
             "on sale",
+            "now available",
+            "generally available",
         ],
     ),
     (
         POSTPONED,
-        &["延期", "中止", "見送", "postpone*", "scrub*", "called off"],
+        &[
+            "延期",
+            "中止",
+            "見送",
+            "時刻",
+            "postpone*",
+            "scrub*",
+            "called off",
+            "schedule*",
+        ],
     ),
     (
         OUTCOME,
@@ -134,10 +152,35 @@ const WORDS: &[(u8, &[&str])] = &[
             "fail*",
         ],
     ),
+    (
+        INCIDENT,
+        &[
+            "障害",
+            "つながりにくい",
+            "接続できない",
+            "outage*",
+            "disruption*",
+            "down for",
+        ],
+    ),
+    (
+        RUMOUR,
+        &[
+            "リーク",
+            "噂",
+            "うわさ",
+            "leak*",
+            "rumor*",
+            "rumour*",
+            "reportedly",
+        ],
+    ),
 ];
 
 /// The kinds of event `lower` (a lower-cased, normalised title) reports, as a set of bits.
 pub fn kinds(lower: &str) -> u8 {
+    // 障害者 (disabled people) is no fault of a service
+    let lower = &lower.replace("障害者", "");
     let mut out = 0;
     for (kind, words) in WORDS {
         if words.iter().any(|w| has_word(lower, w)) {
@@ -183,12 +226,13 @@ fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// Whether two titles' kinds say they are different events: a market's move against what is
-/// not one, or one of a pair of exclusive kinds against the other (neither having both).
+/// not one, a leak against what is not one, or one of a pair of exclusive kinds against the
+/// other (neither having both).
 pub fn exclusive(a: u8, b: u8) -> bool {
-    if (a ^ b) & MARKET != 0 {
+    if (a ^ b) & (MARKET | RUMOUR) != 0 {
         return true;
     }
-    [(RESULTS, LAUNCH), (POSTPONED, OUTCOME)]
+    [(RESULTS, LAUNCH), (POSTPONED, OUTCOME), (INCIDENT, LAUNCH)]
         .iter()
         .any(|&(x, y)| {
             one_not_other(a, x, y) && one_not_other(b, y, x)

@@ -43,7 +43,9 @@ pub struct Facts {
     pub extra: Vec<u64>,
     /// Term hashes of the lead that the title lacks, sorted, unique.
     pub lead: Vec<u64>,
-    /// The Latin words among the title's terms (names across languages), sorted, unique.
+    /// The title's names: its Latin-script words and the organisations it names
+    /// ([`super::names`]), sorted, unique. In a Japanese title the Latin words are names of
+    /// companies, products and standards (`Chrome`, `EC2`, `Node.js`).
     pub latin: Vec<u64>,
     /// The numbers the title states (what a join must not contradict).
     pub numbers: Vec<Number>,
@@ -88,7 +90,8 @@ impl Facts {
         let mut latin = Vec::new();
         for w in words(a, stripped) {
             let h = hash(&w);
-            if w.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            // one letter is not a name (the G of a group's name, a grade)
+            if w.len() > 1 && w.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 latin.push(h);
             }
             title.push(h);
@@ -106,6 +109,7 @@ impl Facts {
         });
         title.retain(|h| !names.aliases.contains(h));
         title.extend(&names.terms);
+        latin.extend(&names.terms);
         sort_unique(&mut title);
         let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
         for k in &item.keywords {

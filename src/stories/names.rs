@@ -63,7 +63,7 @@ const NAMES: &[Name] = &[
     },
     company("google", &["google", "グーグル"]),
     company("apple", &["apple", "アップル"]),
-    company("microsoft", &["microsoft", "マイクロソフト"]),
+    company("microsoft", &["microsoft", "マイクロソフト", "ms"]),
     company(
         "aws",
         &[
@@ -84,6 +84,17 @@ const NAMES: &[Name] = &[
     company("intel", &["intel", "インテル"]),
     company("sony", &["sony", "ソニー"]),
     company("toyota", &["toyota", "トヨタ"]),
+    company(
+        "softbank",
+        &[
+            "softbank group",
+            "softbank",
+            "sbg",
+            "ソフトバンクグループ",
+            "ソフトバンクg",
+            "ソフトバンク",
+        ],
+    ),
     company("whatsapp", &["whatsapp", "ワッツアップ"]),
     company("netflix", &["netflix", "ネットフリックス"]),
 ];

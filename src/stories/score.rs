@@ -102,9 +102,24 @@ pub fn norm_of(facts: &Facts, idf: impl Fn(u64) -> f64) -> f64 {
 /// of event exclude each other ([`events::exclusive`]), or they name different central banks.
 pub fn contradicts(a: &Facts, b: &Facts) -> bool {
     a.prerelease != b.prerelease
+        || other_names(a, b)
         || events::exclusive(a.events, b.events)
         || names::other_central_banks(a.central_banks, b.central_banks)
         || numbers::conflict(&a.numbers, &b.numbers)
+}
+
+/// Whether two Japanese titles each name something in Latin script or an organisation, and
+/// share none of them: `Adobe` against `Chrome`, `Cloud Run` against `AWS`. A Japanese
+/// headline writes its subject's name as the name is written (a product, a company, a
+/// standard), so two reports of one event name it alike, and two that share only the
+/// vocabulary of their kind of news (脆弱性を修正, 東京リージョンで利用可能に) report two events.
+fn other_names(a: &Facts, b: &Facts) -> bool {
+    use super::facts::Lang;
+    a.lang == Lang::Ja
+        && b.lang == Lang::Ja
+        && !a.latin.is_empty()
+        && !b.latin.is_empty()
+        && !a.latin.iter().any(|n| b.latin.binary_search(n).is_ok())
 }
 
 /// Whether two titles state one amount (of money, a percentage or a count) exactly.
