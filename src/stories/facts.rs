@@ -110,6 +110,7 @@ impl Facts {
         title.retain(|h| !names.aliases.contains(h));
         title.extend(&names.terms);
         latin.extend(&names.terms);
+        latin.extend(&names.parents);
         sort_unique(&mut title);
         let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
         for k in &item.keywords {

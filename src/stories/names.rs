@@ -14,6 +14,8 @@ struct Name {
     term: &'static str,
     central_bank: bool,
     aliases: &'static [&'static str],
+    /// The organisation it is part of, named too (AWS is Amazon's).
+    parent: Option<&'static str>,
 }
 
 const NAMES: &[Name] = &[
@@ -21,6 +23,7 @@ const NAMES: &[Name] = &[
         term: "boj",
         central_bank: true,
         aliases: &["boj", "bank of japan", "日銀", "日本銀行"],
+        parent: None,
     },
     Name {
         term: "fed",
@@ -34,11 +37,13 @@ const NAMES: &[Name] = &[
             "米連邦準備制度理事会",
             "米連邦公開市場委員会",
         ],
+        parent: None,
     },
     Name {
         term: "ecb",
         central_bank: true,
         aliases: &["ecb", "european central bank", "欧州中央銀行", "欧州中銀"],
+        parent: None,
     },
     Name {
         term: "boe",
@@ -50,30 +55,35 @@ const NAMES: &[Name] = &[
             "英中央銀行",
             "イングランド銀行",
         ],
+        parent: None,
     },
     Name {
         term: "pboc",
         central_bank: true,
         aliases: &["pboc", "people's bank of china", "中国人民銀行"],
+        parent: None,
     },
     Name {
         term: "rba",
         central_bank: true,
         aliases: &["rba", "reserve bank of australia", "豪中銀", "豪準備銀行"],
+        parent: None,
     },
     company("google", &["google", "グーグル"]),
     company("apple", &["apple", "アップル"]),
     company("microsoft", &["microsoft", "マイクロソフト", "ms"]),
-    company(
-        "aws",
-        &[
+    Name {
+        term: "aws",
+        central_bank: false,
+        aliases: &[
             "aws",
             "amazon web services",
             "amazon cloud",
             "アマゾン ウェブ サービス",
             "アマゾン・ウェブ・サービス",
         ],
-    ),
+        parent: Some("amazon"),
+    },
     company("amazon", &["amazon", "アマゾン"]),
     company("meta", &["meta", "メタ"]),
     company("nvidia", &["nvidia", "エヌビディア"]),
@@ -97,6 +107,39 @@ const NAMES: &[Name] = &[
     ),
     company("whatsapp", &["whatsapp", "ワッツアップ"]),
     company("netflix", &["netflix", "ネットフリックス"]),
+    company("tsmc", &["tsmc", "台湾積体電路製造"]),
+    company("imf", &["imf", "国際通貨基金"]),
+    // what news names by an abbreviation in one report and in full in another
+    company(
+        "cpi",
+        &[
+            "cpi",
+            "consumer price index",
+            "consumer prices",
+            "消費者物価指数",
+            "消費者物価",
+        ],
+    ),
+    company("gdp", &["gdp", "gross domestic product", "国内総生産"]),
+    company(
+        "tender offer",
+        &[
+            "tob",
+            "tender offer",
+            "株式公開買い付け",
+            "株式公開買付",
+            "公開買い付け",
+        ],
+    ),
+    company(
+        "ipo",
+        &["ipo", "initial public offering", "新規株式公開", "新規上場"],
+    ),
+    company("world cup", &["world cup", "ワールドカップ", "w杯"]),
+    company("mlb", &["mlb", "major league baseball", "大リーグ", "メジャーリーグ"]),
+    company("all-star", &["all-star", "all star", "オールスター", "球宴"]),
+    company("white paper", &["white paper", "白書"]),
+    company("patch tuesday", &["patch tuesday", "月例パッチ", "月例セキュリティ更新"]),
 ];
 
 const fn company(term: &'static str, aliases: &'static [&'static str]) -> Name {
@@ -104,6 +147,7 @@ const fn company(term: &'static str, aliases: &'static [&'static str]) -> Name {
         term,
         central_bank: false,
         aliases,
+        parent: None,
     }
 }
 
@@ -115,6 +159,9 @@ pub struct Found {
     /// Hashes of the aliases as written (to take out of the title's words: the term stands
     /// for them).
     pub aliases: Vec<u64>,
+    /// The organisations they are part of (not terms of the title: one word is not two
+    /// shared, but a name the title gives).
+    pub parents: Vec<u64>,
     /// The central banks named, one bit each.
     pub central_banks: u8,
 }
@@ -138,6 +185,7 @@ pub fn find(lower: &str, words: impl Fn(&'static str) -> Vec<u64>) -> Found {
         }
         if named {
             found.terms.push(term(name.term));
+            found.parents.extend(name.parent.map(term));
             if name.central_bank {
                 found.central_banks |= 1 << bank;
             }

@@ -26,6 +26,9 @@ pub enum Kind {
     Id,
     /// A game's score, either side first: `2対1`, `1-2`.
     Score,
+    /// An earthquake's magnitude (`M5.3`, `M 5.2`, `magnitude 5.3`, `マグニチュード5.3`): shared,
+    /// it is evidence; never a veto (agencies estimate it differently, and revise it).
+    Magnitude,
     /// A bare number.
     Plain,
 }
@@ -75,19 +78,84 @@ impl Number {
             Kind::Plain => 6,
             Kind::Id => 7,
             Kind::Score => 8,
+            Kind::Magnitude => 9,
         };
         fnv1a(&[kind.to_le_bytes(), self.value.to_le_bytes()].concat())
     }
 }
 
-/// Whether two texts' numbers contradict: for some decisive kind both have numbers and share
-/// none of them.
+/// Whether two texts' numbers contradict: one states a decisive number that the other has
+/// numbers of its kind and size to agree with, and none of the first's numbers of that kind
+/// agrees with them. Amounts measure different things when they are ten times apart or more
+/// (a share's price against a deal's value, 3 zero-days against 118 flaws), and a round figure
+/// agrees with what rounds to it (`800円高` and `812円高`, `5割増` and `52%`).
 pub fn conflict(a: &[Number], b: &[Number]) -> bool {
+    one_way(a, b) || one_way(b, a)
+}
+
+fn one_way(a: &[Number], b: &[Number]) -> bool {
     a.iter().filter(|n| n.decisive()).any(|n| {
-        let mine = a.iter().filter(|m| m.kind == n.kind);
-        let theirs: Vec<&Number> = b.iter().filter(|m| m.kind == n.kind).collect();
-        !theirs.is_empty() && !mine.into_iter().any(|m| theirs.contains(&m))
+        let theirs: Vec<&Number> = b
+            .iter()
+            .filter(|m| m.kind == n.kind && comparable(n, m))
+            .collect();
+        !theirs.is_empty()
+            && !a
+                .iter()
+                .filter(|m| m.kind == n.kind)
+                .any(|m| theirs.iter().any(|t| agree(m, t)))
     })
+}
+
+/// An amount: money, a percentage, a count (values comparable by size).
+fn quantity(kind: Kind) -> bool {
+    matches!(kind, Kind::Money(_) | Kind::Percent | Kind::Count(_))
+}
+
+/// Whether two numbers of one kind may be one measure: any two of a kind that is not an amount,
+/// amounts less than ten times apart.
+fn comparable(a: &Number, b: &Number) -> bool {
+    if !quantity(a.kind) {
+        return true;
+    }
+    let (lo, hi) = (a.value.min(b.value), a.value.max(b.value));
+    hi < lo.saturating_mul(10)
+}
+
+/// Whether two numbers of one kind state one value: equal, or (amounts) one a round figure
+/// the other rounds to at its last digit, within a tenth of it.
+fn agree(a: &Number, b: &Number) -> bool {
+    if a == b {
+        return true;
+    }
+    if !quantity(a.kind) || a.kind != b.kind || a.value == 0 || b.value == 0 {
+        return false;
+    }
+    let zeros = |v: u64| v.trailing_zeros_base10();
+    let (round, other) = if zeros(a.value) >= zeros(b.value) {
+        (a.value, b.value)
+    } else {
+        (b.value, a.value)
+    };
+    let unit = 10u64.pow(zeros(round));
+    let rounded = (other + unit / 2) / unit * unit;
+    rounded == round && round.abs_diff(other) * 10 <= round
+}
+
+/// Trailing zeros of a number in decimal.
+trait TrailingZeros {
+    fn trailing_zeros_base10(self) -> u32;
+}
+
+impl TrailingZeros for u64 {
+    fn trailing_zeros_base10(mut self) -> u32 {
+        let mut n = 0;
+        while self != 0 && self % 10 == 0 {
+            self /= 10;
+            n += 1;
+        }
+        n
+    }
 }
 
 const CURRENCY_BEFORE: &[(char, &str)] = &[('$', "usd"), ('¥', "jpy"), ('€', "eur"), ('£', "gbp")];
@@ -231,6 +299,14 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         && raw.len() <= 3;
     let dots = raw.matches('.').count();
     let word_before = before == Some(' ') && start >= 2 && chars[start - 2].is_ascii_alphabetic();
+    if dots == 1 && magnitude_before(chars, start) {
+        let value: f64 = raw.parse().unwrap_or(0.0);
+        let number = Number {
+            kind: Kind::Magnitude,
+            value: (value * 1000.0).round() as u64,
+        };
+        return (Some(number), end);
+    }
     if letter_before || hyphen_name || dots >= 2 {
         return (Some(version(raw)), end);
     }
@@ -342,6 +418,19 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         );
     }
     (make(Kind::Plain), at)
+}
+
+/// Whether a magnitude's sign is right before `start`: `m` (`m5.3`, `m 5.2`) as a word of its
+/// own, `magnitude `, `マグニチュード`.
+fn magnitude_before(chars: &[char], start: usize) -> bool {
+    let before: String = chars[start.saturating_sub(10)..start].iter().collect();
+    if before.ends_with("magnitude ") || before.ends_with("マグニチュード") {
+        return true;
+    }
+    let m = before
+        .strip_suffix("m ")
+        .or_else(|| before.strip_suffix('m'));
+    m.is_some_and(|rest| !rest.chars().next_back().is_some_and(|c| c.is_alphanumeric()))
 }
 
 /// A game's score at `chars[start..end]` (`raw`): two numbers of at most two digits joined by
