@@ -145,7 +145,8 @@ impl Facts {
 }
 
 /// Whether a lower-cased title announces a pre-release: a Latin word of [`PRERELEASE`] as a
-/// whole word (`rc` not in `src`), a Japanese one anywhere (`7.0ベータ版`).
+/// whole word or its plural (`rc` not in `src`; `public betas`, not the verb `previews`), a Japanese one anywhere
+/// (`7.0ベータ版`).
 fn prerelease(lower: &str) -> bool {
     PRERELEASE.iter().any(|w| {
         lower.match_indices(w).any(|(i, _)| {
@@ -153,7 +154,11 @@ fn prerelease(lower: &str) -> bool {
                 return true;
             }
             let before = lower[..i].chars().next_back();
-            let after = lower[i + w.len()..].chars().next();
+            // a plural counts (public betas), not a verb's -s (apple previews features)
+            let rest = &lower[i + w.len()..];
+            let plural = matches!(*w, "beta" | "alpha" | "rc");
+            let rest = rest.strip_prefix('s').filter(|_| plural).unwrap_or(rest);
+            let after = rest.chars().next();
             !before.is_some_and(|c| c.is_ascii_alphanumeric())
                 && !after.is_some_and(|c| c.is_ascii_alphabetic())
         })
@@ -313,6 +318,9 @@ mod tests {
             "releasing windows 11 build 26300.7145 to the dev channel"
         ));
         assert!(!prerelease("a new src layout"));
+        assert!(prerelease("apple releases first public betas of ios 27"));
+        assert!(!prerelease("alphabet shares rise"));
+        assert!(!prerelease("apple previews new accessibility features"));
     }
 
     #[test]

@@ -108,6 +108,9 @@ const NAMES: &[Name] = &[
     company("whatsapp", &["whatsapp", "ワッツアップ"]),
     company("netflix", &["netflix", "ネットフリックス"]),
     company("tsmc", &["tsmc", "台湾積体電路製造"]),
+    // a carrier and its brand
+    company("kddi", &["kddi", "au"]),
+    company("docomo", &["ntt docomo", "docomo", "nttドコモ", "ドコモ"]),
     company("imf", &["imf", "国際通貨基金"]),
     // what news names by an abbreviation in one report and in full in another
     company(

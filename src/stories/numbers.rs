@@ -124,7 +124,7 @@ fn comparable(a: &Number, b: &Number) -> bool {
 
 /// Whether two numbers of one kind state one value: equal, or (amounts) one a round figure
 /// the other rounds to at its last digit, within a tenth of it.
-fn agree(a: &Number, b: &Number) -> bool {
+pub fn agree(a: &Number, b: &Number) -> bool {
     if a == b {
         return true;
     }

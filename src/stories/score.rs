@@ -122,11 +122,14 @@ fn other_names(a: &Facts, b: &Facts) -> bool {
         && !a.latin.iter().any(|n| b.latin.binary_search(n).is_ok())
 }
 
-/// Whether two titles state one amount (of money, a percentage or a count) exactly.
+/// Whether two titles state one amount (of money, a percentage or a count), a round figure
+/// agreeing with what rounds to it ([`numbers::agree`]).
 fn shared_amount(a: &[numbers::Number], b: &[numbers::Number]) -> bool {
     use numbers::Kind;
-    a.iter()
-        .any(|n| matches!(n.kind, Kind::Money(_) | Kind::Percent | Kind::Count(_)) && b.contains(n))
+    a.iter().any(|n| {
+        matches!(n.kind, Kind::Money(_) | Kind::Percent | Kind::Count(_))
+            && b.iter().any(|m| numbers::agree(n, m))
+    })
 }
 
 /// How strongly `new` joins the window item `old` (with what they share in `c`); `None` when
