@@ -177,6 +177,79 @@ const WORDS: &[(u8, &[&str])] = &[
     ),
 ];
 
+/// Which market a market's move is of: Tokyo's shares, New York's, Europe's or Asia's, the
+/// currencies, the bonds. Two moves of different markets the same day are two stories (the
+/// close in Tokyo, the yen, Wall Street overnight), however alike their reasons; a title with
+/// words of two markets is either.
+const MARKETS: &[&[&str]] = &[
+    &[
+        "日経平均",
+        "topix",
+        "東京株式",
+        "東証",
+        "日本株",
+        "^nikkei",
+        "^japan's nikkei",
+        "^tokyo stocks",
+    ],
+    &[
+        "nyダウ",
+        "ダウ平均",
+        "ny株",
+        "米株式",
+        "米国株",
+        "米株",
+        "ナスダック",
+        "^wall st",
+        "^wall street",
+        "^nasdaq",
+        "^s&p 500",
+        "^dow",
+        "^us stocks",
+    ],
+    &["^european shares", "^european stocks", "欧州株"],
+    &["^asian shares", "^asian stocks", "アジア株"],
+    &[
+        "円相場",
+        "ドル円",
+        "対ドル",
+        "円が上昇",
+        "円が下落",
+        "円が急伸",
+        "円が急落",
+        "円高",
+        "円安",
+        "ドル高",
+        "ドル安",
+        "^yen",
+        "^dollar",
+    ],
+    &[
+        "長期金利",
+        "国債利回り",
+        "国債先物",
+        "^treasury yields",
+        "^treasuries",
+        "^bond yields",
+    ],
+];
+
+/// The markets `lower` (a lower-cased, normalised title) names ([`MARKETS`]), one bit each.
+pub fn markets(lower: &str) -> u8 {
+    let mut out = 0;
+    for (n, words) in MARKETS.iter().enumerate() {
+        if words.iter().any(|w| has_word(lower, w)) {
+            out |= 1 << n;
+        }
+    }
+    out
+}
+
+/// Whether two market reports are of different markets (each names one, none in common).
+pub fn other_markets(a: u8, b: u8) -> bool {
+    a != 0 && b != 0 && a & b == 0
+}
+
 /// The kinds of event `lower` (a lower-cased, normalised title) reports, as a set of bits.
 pub fn kinds(lower: &str) -> u8 {
     // 障害者 (disabled people) is no fault of a service

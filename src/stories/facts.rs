@@ -55,6 +55,8 @@ pub struct Facts {
     pub events: u8,
     /// The central banks the title names ([`super::names`]), one bit each.
     pub central_banks: u8,
+    /// The markets a market's move is of ([`super::events::markets`]), one bit each.
+    pub markets: u8,
 }
 
 /// The word hashes of each alias of [`super::names`], as a title's words are hashed (made once).
@@ -139,6 +141,7 @@ impl Facts {
             numbers,
             prerelease,
             events: super::events::kinds(&lower),
+            markets: super::events::markets(&lower),
             central_banks: names.central_banks,
         }
     }

@@ -104,6 +104,8 @@ pub fn contradicts(a: &Facts, b: &Facts) -> bool {
     a.prerelease != b.prerelease
         || other_names(a, b)
         || events::exclusive(a.events, b.events)
+        || (a.events & b.events & events::MARKET != 0
+            && events::other_markets(a.markets, b.markets))
         || names::other_central_banks(a.central_banks, b.central_banks)
         || numbers::conflict(&a.numbers, &b.numbers)
 }
