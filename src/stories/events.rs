@@ -367,6 +367,51 @@ mod tests {
     }
 
     #[test]
+    fn an_outage_a_leak_and_a_notice_are_kinds_of_their_own() {
+        assert!(exclusive(
+            k("AWS東京リージョンで障害　EC2に接続できず"),
+            k("AWS 東京リージョンで EC2 Z9 インスタンスが利用可能に")
+        ));
+        assert!(exclusive(
+            k("Galaxy Z Fold 9 leaks in full ahead of Unpacked"),
+            k("Samsung unveils Galaxy Z Fold 9")
+        ));
+        assert!(exclusive(
+            k("H3ロケット11号機の打上げ時刻について"),
+            k("H3ロケット11号機 打ち上げ成功")
+        ));
+        // 障害者 is no outage
+        assert_eq!(k("障害者雇用の新制度を発表"), 0);
+        // a fix of a fault is not an outage
+        assert!(!exclusive(
+            k("iOS 30.1 now available with CarPlay bug fix"),
+            k("「iOS 30.1」配信開始　CarPlayの不具合を修正")
+        ));
+    }
+
+    #[test]
+    fn two_markets_are_two_moves() {
+        let m = |t: &str| markets(&crate::analyze::prepare(t).to_lowercase());
+        assert!(other_markets(
+            m("米国株式市場＝下落、CPI上振れで"),
+            m("円が対ドルで下落、CPI上振れで")
+        ));
+        assert!(!other_markets(
+            m("NYダウ続落、CPI上振れで"),
+            m("米国株式市場＝下落、CPI上振れで")
+        ));
+        // a title of two markets is either
+        assert!(!other_markets(
+            m("日経平均が続伸、円安も追い風"),
+            m("円相場、1カ月ぶり円安水準")
+        ));
+        assert!(!other_markets(
+            m("日経平均が続伸"),
+            m("FRB、政策金利を据え置き")
+        ));
+    }
+
+    #[test]
     fn latin_words_match_whole_and_inflected() {
         assert!(has_word("spacex postponed the flight", "postpone*"));
         assert!(!has_word("a profitless week", "profit*"));

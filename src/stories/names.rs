@@ -139,10 +139,19 @@ const NAMES: &[Name] = &[
         &["ipo", "initial public offering", "新規株式公開", "新規上場"],
     ),
     company("world cup", &["world cup", "ワールドカップ", "w杯"]),
-    company("mlb", &["mlb", "major league baseball", "大リーグ", "メジャーリーグ"]),
-    company("all-star", &["all-star", "all star", "オールスター", "球宴"]),
+    company(
+        "mlb",
+        &["mlb", "major league baseball", "大リーグ", "メジャーリーグ"],
+    ),
+    company(
+        "all-star",
+        &["all-star", "all star", "オールスター", "球宴"],
+    ),
     company("white paper", &["white paper", "白書"]),
-    company("patch tuesday", &["patch tuesday", "月例パッチ", "月例セキュリティ更新"]),
+    company(
+        "patch tuesday",
+        &["patch tuesday", "月例パッチ", "月例セキュリティ更新"],
+    ),
 ];
 
 const fn company(term: &'static str, aliases: &'static [&'static str]) -> Name {
@@ -262,6 +271,33 @@ mod tests {
             terms("Amazon cloud outage disrupts websites"),
             terms("An AWS outage is knocking apps offline")
         );
+    }
+
+    #[test]
+    fn abbreviations_and_brands_are_the_names_in_full() {
+        assert_eq!(
+            terms("米CPI、6月は2.8%上昇"),
+            terms("米消費者物価6月2.8%上昇")
+        );
+        assert_eq!(
+            terms("W杯日本代表を発表"),
+            terms("Japan names World Cup squad")
+        );
+        assert_eq!(terms("auで通信障害"), terms("KDDI 通信障害"));
+        assert_eq!(terms("MS、脆弱性を修正"), terms("Microsoft fixes flaws"));
+        assert_ne!(terms("ドコモで通信障害"), terms("auで通信障害"));
+        // a name inside a longer word is not it
+        assert!(terms("Austin's new gadget").is_empty());
+        assert!(terms("msrc の更新").is_empty());
+    }
+
+    #[test]
+    fn a_part_is_named_with_its_parent_but_not_as_a_second_term() {
+        let found = find("aws 東京リージョンで障害", |a| {
+            vec![fnv1a(a.as_bytes())]
+        });
+        assert_eq!(found.terms, vec![term("aws")]);
+        assert_eq!(found.parents, vec![term("amazon")]);
     }
 
     #[test]

@@ -86,8 +86,9 @@ impl Number {
 
 /// Whether two texts' numbers contradict: one states a decisive number that the other has
 /// numbers of its kind and size to agree with, and none of the first's numbers of that kind
-/// agrees with them. Amounts measure different things when they are ten times apart or more
-/// (a share's price against a deal's value, 3 zero-days against 118 flaws), and a round figure
+/// agrees with them. Amounts of money and counts measure different things when they are ten
+/// times apart or more (a share's price against a deal's value, 3 zero-days against 118
+/// flaws), and a round figure
 /// agrees with what rounds to it (`800円高` and `812円高`, `5割増` and `52%`).
 pub fn conflict(a: &[Number], b: &[Number]) -> bool {
     one_way(a, b) || one_way(b, a)
@@ -112,10 +113,11 @@ fn quantity(kind: Kind) -> bool {
     matches!(kind, Kind::Money(_) | Kind::Percent | Kind::Count(_))
 }
 
-/// Whether two numbers of one kind may be one measure: any two of a kind that is not an amount,
-/// amounts less than ten times apart.
+/// Whether two numbers of one kind may be one measure: amounts of money or counts less than
+/// ten times apart, any two of another kind (a percentage is a title's one figure: 8割 of
+/// economists against a rate of 1% is a survey against a decision).
 fn comparable(a: &Number, b: &Number) -> bool {
-    if !quantity(a.kind) {
+    if !matches!(a.kind, Kind::Money(_) | Kind::Count(_)) {
         return true;
     }
     let (lo, hi) = (a.value.min(b.value), a.value.max(b.value));
@@ -430,7 +432,12 @@ fn magnitude_before(chars: &[char], start: usize) -> bool {
     let m = before
         .strip_suffix("m ")
         .or_else(|| before.strip_suffix('m'));
-    m.is_some_and(|rest| !rest.chars().next_back().is_some_and(|c| c.is_alphanumeric()))
+    m.is_some_and(|rest| {
+        !rest
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+    })
 }
 
 /// A game's score at `chars[start..end]` (`raw`): two numbers of at most two digits joined by
@@ -563,6 +570,44 @@ mod tests {
         // dates and ranges are not scores
         assert!(!kinds("2026-03-17 の障害").contains(&Kind::Score));
         assert!(!kinds("1-3月期のgdp").contains(&Kind::Score));
+    }
+
+    #[test]
+    fn amounts_ten_times_apart_measure_different_things() {
+        // a price per share and a deal's value, three zero-days and 118 flaws
+        assert!(!clash("1株2400円でtob", "約680億円で買収へ"));
+        assert!(!clash("ゼロデイ3件に対処", "脆弱性118件を修正"));
+        // amounts of one size still disagree
+        assert!(clash("終値は412円安", "終値は187円安"));
+        assert!(clash("脆弱性71件を修正", "脆弱性118件を修正"));
+    }
+
+    #[test]
+    fn a_round_figure_agrees_with_what_rounds_to_it() {
+        assert!(!clash("800円高", "812円高"));
+        assert!(!clash("純利益5割増", "52%増益"));
+        assert!(!clash("3兆円余", "3.2兆円"));
+        // not what rounds to another figure, nor two figures of one precision
+        assert!(clash("800円高", "860円高"));
+        assert!(clash("2.8%上昇", "2.9%上昇"));
+        assert!(clash("震度5弱の地震", "震度6弱の地震"));
+    }
+
+    #[test]
+    fn a_magnitude_is_evidence_never_a_veto() {
+        assert_eq!(kinds("茨城県南部でm5.3の地震"), vec![Kind::Magnitude]);
+        assert_eq!(
+            numbers("m 5.3 - 9 km ssw of tsuchiura")[0],
+            numbers("m5.3 quake")[0]
+        );
+        assert_eq!(
+            numbers("magnitude 5.3 quake"),
+            numbers("マグニチュード5.3の地震")
+        );
+        assert!(numbers("m5.3 quake")[0].telling());
+        assert!(!clash("m 5.2 - 9 km ssw of tsuchiura", "m5.3の地震"));
+        // a chip's model number is still a version
+        assert!(clash("apple m4 chip", "apple m5 chip"));
     }
 
     #[test]

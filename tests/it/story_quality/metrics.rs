@@ -207,7 +207,8 @@ pub fn print_errors(
     .unwrap();
     for (k, m) in merges.iter().take(n) {
         writeln!(out, "  {k} wrong pairs:").unwrap();
-        m.iter().for_each(|&i| writeln!(out, "{}", line(i)).unwrap());
+        m.iter()
+            .for_each(|&i| writeln!(out, "{}", line(i)).unwrap());
     }
     let mut splits: Vec<(usize, Vec<usize>)> = members(gold)
         .into_values()
