@@ -1,6 +1,8 @@
 //! Names one organisation goes by in headlines of both languages: `Bank of Japan`, `BOJ`,
-//! `日銀` and `日本銀行` are one central bank, `Google` and `グーグル` one company. A title that
-//! uses any of them has the organisation's one term in place of the alias, so two reports
+//! `日銀` and `日本銀行` are one central bank, `Google` and `グーグル` one company, `KDDI` and its
+//! brand `au` one carrier; and the few things news names by an abbreviation in one report and
+//! in full in another (`CPI` and `消費者物価`, `TOB` and `公開買い付け`, `W杯` and `World Cup`).
+//! A title that uses any of them has the name's one term in place of the alias, so two reports
 //! share it whichever they wrote (across languages too), and two titles that each name a
 //! different central bank and not the other's report different decisions. A small table, not a
 //! transliteration: the names the digests' feeds write most, where a katakana rendering and

@@ -98,8 +98,10 @@ pub fn norm_of(facts: &Facts, idf: impl Fn(u64) -> f64) -> f64 {
 }
 
 /// Whether the two items cannot be one event whatever else they share: their titles' numbers
-/// of some kind disagree, one announces a pre-release and the other does not, their kinds
-/// of event exclude each other ([`events::exclusive`]), or they name different central banks.
+/// of some kind disagree, one announces a pre-release and the other does not, two Japanese
+/// titles name different things ([`other_names`]), their kinds of event exclude each other
+/// ([`events::exclusive`]), two market reports are of different markets, or they name
+/// different central banks.
 pub fn contradicts(a: &Facts, b: &Facts) -> bool {
     a.prerelease != b.prerelease
         || other_names(a, b)

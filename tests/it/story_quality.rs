@@ -1,15 +1,16 @@
-//! The story quality set (issue 24), in two parts labelled the same way (each item with a gold
-//! `story`: items with one label report one event), labelled before any story code existed:
-//! - `tests/quality/stories.toml`, the **development part** (362 items, 76 multi-item stories):
-//!   the method may be tuned on it, and its worst false merges and splits are printed;
-//! - `tests/quality/stories-heldout.toml`, the **held-out part** (217 items), never looked at
-//!   while tuning: only its aggregate figures are printed (pairwise precision, recall and F1 and
-//!   B-cubed per language), never an item, a title or an error, and the floors of the goal are
-//!   set on it;
-//! - `tests/quality/stories-heldout2.toml`, the **second held-out part** (285 items), labelled
-//!   blind to the method before its third round of tuning, after the first held-out part had
-//!   had its three looks: shown the same way (aggregates only), with floors of its own set
-//!   after the third round's single look.
+//! The story quality set (issue 24), in parts labelled the same way (each item with a gold
+//! `story`: items with one label report one event), each labelled before the method it
+//! measures had seen it:
+//! - four **tuning parts**, which the method may be tuned on (their figures, worst false merges
+//!   and splits are printed; each has floors just under what the method reaches):
+//!   `tests/quality/stories.toml`, the development part (362 items, 76 multi-item stories);
+//!   `stories-heldout.toml` (217 items), `stories-heldout2.toml` (285) and
+//!   `stories-heldout3.toml` (473), each held out until the round after its look, then tuned on;
+//! - `tests/quality/stories-heldout4.toml`, the **held-out part** (387 items of another year,
+//!   labelled blind to the method before its fifth round), never looked at while tuning: only
+//!   its aggregate figures are printed (pairwise precision, recall and F1 and B-cubed per
+//!   language), never an item, a title or an error, and its floors were set after the fifth
+//!   round's single look.
 //!
 //! Each part is assigned as fetch would archive it: items in order of publication, 頻出ワード
 //! from the part's own document frequencies, one [`StoryIndex`] window. Beside the method, the
@@ -50,6 +51,7 @@ enum Part {
     HeldOut,
     HeldOut2,
     HeldOut3,
+    HeldOut4,
 }
 
 impl Part {
@@ -68,6 +70,10 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/stories-heldout3.toml"
             ),
+            Part::HeldOut4 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/stories-heldout4.toml"
+            ),
         }
     }
 
@@ -77,6 +83,7 @@ impl Part {
             Part::HeldOut => "tuning part 2 (stories-heldout.toml)",
             Part::HeldOut2 => "tuning part 3 (stories-heldout2.toml)",
             Part::HeldOut3 => "tuning part 4 (stories-heldout3.toml)",
+            Part::HeldOut4 => "held-out part (stories-heldout4.toml)",
         }
     }
 
@@ -256,23 +263,31 @@ fn tuning_part(part: Part, precision: f64, recall: f64) {
     }
 }
 
+// Each tuning part's floors are just under what the method reaches on it after the fifth round
+// (names, kinds of event, amounts, magnitudes, markets); before it, with the method of the
+// fourth round, the parts reached 1.000/0.807, 0.941/0.800, 0.941/0.757 and 0.831/0.585
+// (precision over all pairs / recall over same-language pairs).
+
 #[test]
 fn story_quality_development_part() {
-    // floors just under what the method reaches: FILL
-    tuning_part(Part::Dev, 0.97, 0.80);
+    // 1.000 and 0.807
+    tuning_part(Part::Dev, 0.98, 0.80);
 }
 
 #[test]
 fn story_quality_tuning_part_2() {
-    tuning_part(Part::HeldOut, 0.88, 0.78);
+    // 0.942 and 0.817
+    tuning_part(Part::HeldOut, 0.93, 0.80);
 }
 
 #[test]
 fn story_quality_tuning_part_3() {
-    tuning_part(Part::HeldOut2, 0.93, 0.75);
+    // 0.972 and 0.767
+    tuning_part(Part::HeldOut2, 0.96, 0.75);
 }
 
 #[test]
 fn story_quality_tuning_part_4() {
-    tuning_part(Part::HeldOut3, 0.0, 0.0);
+    // 0.952 and 0.650
+    tuning_part(Part::HeldOut3, 0.94, 0.64);
 }
