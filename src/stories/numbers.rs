@@ -133,31 +133,25 @@ pub fn agree(a: &Number, b: &Number) -> bool {
     if !quantity(a.kind) || a.kind != b.kind || a.value == 0 || b.value == 0 {
         return false;
     }
-    let zeros = |v: u64| v.trailing_zeros_base10();
-    let (round, other) = if zeros(a.value) >= zeros(b.value) {
+    let (round, other) = if decimal_zeros(a.value) >= decimal_zeros(b.value) {
         (a.value, b.value)
     } else {
         (b.value, a.value)
     };
-    let unit = 10u64.pow(zeros(round));
-    let rounded = (other + unit / 2) / unit * unit;
-    rounded == round && round.abs_diff(other) * 10 <= round
+    // (saturating: a hostile title's amount may be any u64)
+    let unit = 10u64.saturating_pow(decimal_zeros(round));
+    let rounded = other.saturating_add(unit / 2) / unit * unit;
+    rounded == round && round.abs_diff(other).saturating_mul(10) <= round
 }
 
 /// Trailing zeros of a number in decimal.
-trait TrailingZeros {
-    fn trailing_zeros_base10(self) -> u32;
-}
-
-impl TrailingZeros for u64 {
-    fn trailing_zeros_base10(mut self) -> u32 {
-        let mut n = 0;
-        while self != 0 && self % 10 == 0 {
-            self /= 10;
-            n += 1;
-        }
-        n
+fn decimal_zeros(mut v: u64) -> u32 {
+    let mut n = 0;
+    while v != 0 && v.is_multiple_of(10) {
+        v /= 10;
+        n += 1;
     }
+    n
 }
 
 const CURRENCY_BEFORE: &[(char, &str)] = &[('$', "usd"), ('¥', "jpy"), ('€', "eur"), ('£', "gbp")];
@@ -591,6 +585,16 @@ mod tests {
         assert!(clash("800円高", "860円高"));
         assert!(clash("2.8%上昇", "2.9%上昇"));
         assert!(clash("震度5弱の地震", "震度6弱の地震"));
+        // amounts at the edge of the type neither overflow nor agree
+        let huge = Number {
+            kind: Kind::Money(1),
+            value: u64::MAX,
+        };
+        let round = Number {
+            kind: Kind::Money(1),
+            value: 10_000_000_000_000_000_000,
+        };
+        assert!(!agree(&huge, &round));
     }
 
     #[test]
