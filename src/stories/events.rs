@@ -16,6 +16,10 @@ pub const LAUNCH: u8 = 4;
 pub const POSTPONED: u8 = 8;
 /// A plan's outcome: it succeeded or failed.
 pub const OUTCOME: u8 = 16;
+/// A service's outage or fault: not the news of the service's launch or availability.
+pub const INCIDENT: u8 = 32;
+/// A leak or rumour of what is still to come: not the announcement itself.
+pub const RUMOUR: u8 = 64;
 
 /// Words of each kind, matched in the lower-cased, NFKC-normalised title: Japanese anywhere,
 /// Latin ones as whole words (inflected where listed with `*`; only as the title's first words,
@@ -112,14 +116,28 @@ const WORDS: &[(u8, &[&str])] = &[
             "発売",
             "販売開始",
             "予約開始",
+            "提供開始",
+            "利用可能に",
+            "一般提供",
             "launch*",
             "unveil*",
             "on sale",
+            "now available",
+            "generally available",
         ],
     ),
     (
         POSTPONED,
-        &["延期", "中止", "見送", "postpone*", "scrub*", "called off"],
+        &[
+            "延期",
+            "中止",
+            "見送",
+            "時刻",
+            "postpone*",
+            "scrub*",
+            "called off",
+            "schedule*",
+        ],
     ),
     (
         OUTCOME,
@@ -134,10 +152,108 @@ const WORDS: &[(u8, &[&str])] = &[
             "fail*",
         ],
     ),
+    (
+        INCIDENT,
+        &[
+            "障害",
+            "つながりにくい",
+            "接続できない",
+            "outage*",
+            "disruption*",
+            "down for",
+        ],
+    ),
+    (
+        RUMOUR,
+        &[
+            "リーク",
+            "噂",
+            "うわさ",
+            "leak*",
+            "rumor*",
+            "rumour*",
+            "reportedly",
+        ],
+    ),
 ];
+
+/// Which market a market's move is of: Tokyo's shares, New York's, Europe's or Asia's, the
+/// currencies, the bonds. Two moves of different markets the same day are two stories (the
+/// close in Tokyo, the yen, Wall Street overnight), however alike their reasons; a title with
+/// words of two markets is either.
+const MARKETS: &[&[&str]] = &[
+    &[
+        "日経平均",
+        "topix",
+        "東京株式",
+        "東証",
+        "日本株",
+        "^nikkei",
+        "^japan's nikkei",
+        "^tokyo stocks",
+    ],
+    &[
+        "nyダウ",
+        "ダウ平均",
+        "ny株",
+        "米株式",
+        "米国株",
+        "米株",
+        "ナスダック",
+        "^wall st",
+        "^wall street",
+        "^nasdaq",
+        "^s&p 500",
+        "^dow",
+        "^us stocks",
+    ],
+    &["^european shares", "^european stocks", "欧州株"],
+    &["^asian shares", "^asian stocks", "アジア株"],
+    &[
+        "円相場",
+        "ドル円",
+        "対ドル",
+        "円が上昇",
+        "円が下落",
+        "円が急伸",
+        "円が急落",
+        "円高",
+        "円安",
+        "ドル高",
+        "ドル安",
+        "^yen",
+        "^dollar",
+    ],
+    &[
+        "長期金利",
+        "国債利回り",
+        "国債先物",
+        "^treasury yields",
+        "^treasuries",
+        "^bond yields",
+    ],
+];
+
+/// The markets `lower` (a lower-cased, normalised title) names ([`MARKETS`]), one bit each.
+pub fn markets(lower: &str) -> u8 {
+    let mut out = 0;
+    for (n, words) in MARKETS.iter().enumerate() {
+        if words.iter().any(|w| has_word(lower, w)) {
+            out |= 1 << n;
+        }
+    }
+    out
+}
+
+/// Whether two market reports are of different markets (each names one, none in common).
+pub fn other_markets(a: u8, b: u8) -> bool {
+    a != 0 && b != 0 && a & b == 0
+}
 
 /// The kinds of event `lower` (a lower-cased, normalised title) reports, as a set of bits.
 pub fn kinds(lower: &str) -> u8 {
+    // 障害者 (disabled people) is no fault of a service
+    let lower = &lower.replace("障害者", "");
     let mut out = 0;
     for (kind, words) in WORDS {
         if words.iter().any(|w| has_word(lower, w)) {
@@ -183,12 +299,13 @@ fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// Whether two titles' kinds say they are different events: a market's move against what is
-/// not one, or one of a pair of exclusive kinds against the other (neither having both).
+/// not one, a leak against what is not one, or one of a pair of exclusive kinds against the
+/// other (neither having both).
 pub fn exclusive(a: u8, b: u8) -> bool {
-    if (a ^ b) & MARKET != 0 {
+    if (a ^ b) & (MARKET | RUMOUR) != 0 {
         return true;
     }
-    [(RESULTS, LAUNCH), (POSTPONED, OUTCOME)]
+    [(RESULTS, LAUNCH), (POSTPONED, OUTCOME), (INCIDENT, LAUNCH)]
         .iter()
         .any(|&(x, y)| {
             one_not_other(a, x, y) && one_not_other(b, y, x)
@@ -247,6 +364,51 @@ mod tests {
             launch
         ));
         assert!(!exclusive(launch, k("ハルカゼ住宅、蓄電池標準の平屋住宅")));
+    }
+
+    #[test]
+    fn an_outage_a_leak_and_a_notice_are_kinds_of_their_own() {
+        assert!(exclusive(
+            k("AWS東京リージョンで障害　EC2に接続できず"),
+            k("AWS 東京リージョンで EC2 Z9 インスタンスが利用可能に")
+        ));
+        assert!(exclusive(
+            k("Galaxy Z Fold 9 leaks in full ahead of Unpacked"),
+            k("Samsung unveils Galaxy Z Fold 9")
+        ));
+        assert!(exclusive(
+            k("H3ロケット11号機の打上げ時刻について"),
+            k("H3ロケット11号機 打ち上げ成功")
+        ));
+        // 障害者 is no outage
+        assert_eq!(k("障害者雇用の新制度を発表"), 0);
+        // a fix of a fault is not an outage
+        assert!(!exclusive(
+            k("iOS 30.1 now available with CarPlay bug fix"),
+            k("「iOS 30.1」配信開始　CarPlayの不具合を修正")
+        ));
+    }
+
+    #[test]
+    fn two_markets_are_two_moves() {
+        let m = |t: &str| markets(&crate::analyze::prepare(t).to_lowercase());
+        assert!(other_markets(
+            m("米国株式市場＝下落、CPI上振れで"),
+            m("円が対ドルで下落、CPI上振れで")
+        ));
+        assert!(!other_markets(
+            m("NYダウ続落、CPI上振れで"),
+            m("米国株式市場＝下落、CPI上振れで")
+        ));
+        // a title of two markets is either
+        assert!(!other_markets(
+            m("日経平均が続伸、円安も追い風"),
+            m("円相場、1カ月ぶり円安水準")
+        ));
+        assert!(!other_markets(
+            m("日経平均が続伸"),
+            m("FRB、政策金利を据え置き")
+        ));
     }
 
     #[test]

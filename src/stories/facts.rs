@@ -43,7 +43,9 @@ pub struct Facts {
     pub extra: Vec<u64>,
     /// Term hashes of the lead that the title lacks, sorted, unique.
     pub lead: Vec<u64>,
-    /// The Latin words among the title's terms (names across languages), sorted, unique.
+    /// The title's names: its Latin-script words and the organisations it names
+    /// ([`super::names`]), sorted, unique. In a Japanese title the Latin words are names of
+    /// companies, products and standards (`Chrome`, `EC2`, `Node.js`).
     pub latin: Vec<u64>,
     /// The numbers the title states (what a join must not contradict).
     pub numbers: Vec<Number>,
@@ -53,6 +55,8 @@ pub struct Facts {
     pub events: u8,
     /// The central banks the title names ([`super::names`]), one bit each.
     pub central_banks: u8,
+    /// The markets a market's move is of ([`super::events::markets`]), one bit each.
+    pub markets: u8,
 }
 
 /// The word hashes of each alias of [`super::names`], as a title's words are hashed (made once).
@@ -88,7 +92,8 @@ impl Facts {
         let mut latin = Vec::new();
         for w in words(a, stripped) {
             let h = hash(&w);
-            if w.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            // one letter is not a name (the G of a group's name, a grade)
+            if w.len() > 1 && w.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 latin.push(h);
             }
             title.push(h);
@@ -106,6 +111,8 @@ impl Facts {
         });
         title.retain(|h| !names.aliases.contains(h));
         title.extend(&names.terms);
+        latin.extend(&names.terms);
+        latin.extend(&names.parents);
         sort_unique(&mut title);
         let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
         for k in &item.keywords {
@@ -134,13 +141,15 @@ impl Facts {
             numbers,
             prerelease,
             events: super::events::kinds(&lower),
+            markets: super::events::markets(&lower),
             central_banks: names.central_banks,
         }
     }
 }
 
 /// Whether a lower-cased title announces a pre-release: a Latin word of [`PRERELEASE`] as a
-/// whole word (`rc` not in `src`), a Japanese one anywhere (`7.0ベータ版`).
+/// whole word or its plural (`rc` not in `src`; `public betas`, not the verb `previews`), a Japanese one anywhere
+/// (`7.0ベータ版`).
 fn prerelease(lower: &str) -> bool {
     PRERELEASE.iter().any(|w| {
         lower.match_indices(w).any(|(i, _)| {
@@ -148,7 +157,11 @@ fn prerelease(lower: &str) -> bool {
                 return true;
             }
             let before = lower[..i].chars().next_back();
-            let after = lower[i + w.len()..].chars().next();
+            // a plural counts (public betas), not a verb's -s (apple previews features)
+            let rest = &lower[i + w.len()..];
+            let plural = matches!(*w, "beta" | "alpha" | "rc");
+            let rest = rest.strip_prefix('s').filter(|_| plural).unwrap_or(rest);
+            let after = rest.chars().next();
             !before.is_some_and(|c| c.is_ascii_alphanumeric())
                 && !after.is_some_and(|c| c.is_ascii_alphabetic())
         })
@@ -308,6 +321,9 @@ mod tests {
             "releasing windows 11 build 26300.7145 to the dev channel"
         ));
         assert!(!prerelease("a new src layout"));
+        assert!(prerelease("apple releases first public betas of ios 27"));
+        assert!(!prerelease("alphabet shares rise"));
+        assert!(!prerelease("apple previews new accessibility features"));
     }
 
     #[test]

@@ -13,13 +13,15 @@
 //!   idf) are similar enough and the titles share at least two of them; across languages when
 //!   the titles share at least two rare names or numbers (an organisation one term whichever
 //!   name it goes by: `names`);
-//! - a join is vetoed by any item of the story whose title states numbers of one kind that
-//!   disagree (versions, amounts, percentages, counts, seismic intensities, scores:
-//!   [`numbers`]), that announces a pre-release where the other does not, that names another
-//!   central bank, or that reports a kind of event the
-//!   other's excludes (a market's move against the news it moved on, results against a
-//!   launch, a postponement against an outcome: `events`); market moves more than the fresh
-//!   hours apart never join (each trading day's is its own story).
+//! - a join is vetoed by any item of the story whose title states numbers of one kind and size
+//!   that disagree (versions, amounts, percentages, counts, seismic intensities, scores; a
+//!   round figure agrees with what rounds to it: [`numbers`]), that announces a pre-release
+//!   where the other does not, that names another central bank, that (both titles Japanese)
+//!   names things in Latin script or organisations none of which the other names, or that
+//!   reports a kind of event the other's excludes (a market's move against the news it moved
+//!   on or another market's move, results against a launch, an outage against a launch, a
+//!   leak against what is not one, a plan against its outcome: `events`); market moves more
+//!   than the fresh hours apart never join (each trading day's is its own story).
 //!
 //! Also how widely a story was covered and how stories rank by it ([`coverage`]).
 //!
@@ -50,7 +52,7 @@ use crate::content::Item;
 /// The method's version: bump it when what decides a story changes (facts, scores, vetoes,
 /// the index), so a saved window ([`window`]) of the old method is rebuilt, not believed.
 /// `matome analyze --all` then recomputes the archive's stories with the new one.
-pub const METHOD: u32 = 2;
+pub const METHOD: u32 = 3;
 
 /// The method's knobs. [`Settings::default`] is what the quality test measures.
 #[derive(Clone, Debug, PartialEq)]

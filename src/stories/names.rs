@@ -1,6 +1,8 @@
 //! Names one organisation goes by in headlines of both languages: `Bank of Japan`, `BOJ`,
-//! `日銀` and `日本銀行` are one central bank, `Google` and `グーグル` one company. A title that
-//! uses any of them has the organisation's one term in place of the alias, so two reports
+//! `日銀` and `日本銀行` are one central bank, `Google` and `グーグル` one company, `KDDI` and its
+//! brand `au` one carrier; and the few things news names by an abbreviation in one report and
+//! in full in another (`CPI` and `消費者物価`, `TOB` and `公開買い付け`, `W杯` and `World Cup`).
+//! A title that uses any of them has the name's one term in place of the alias, so two reports
 //! share it whichever they wrote (across languages too), and two titles that each name a
 //! different central bank and not the other's report different decisions. A small table, not a
 //! transliteration: the names the digests' feeds write most, where a katakana rendering and
@@ -14,6 +16,8 @@ struct Name {
     term: &'static str,
     central_bank: bool,
     aliases: &'static [&'static str],
+    /// The organisation it is part of, named too (AWS is Amazon's).
+    parent: Option<&'static str>,
 }
 
 const NAMES: &[Name] = &[
@@ -21,6 +25,7 @@ const NAMES: &[Name] = &[
         term: "boj",
         central_bank: true,
         aliases: &["boj", "bank of japan", "日銀", "日本銀行"],
+        parent: None,
     },
     Name {
         term: "fed",
@@ -34,11 +39,13 @@ const NAMES: &[Name] = &[
             "米連邦準備制度理事会",
             "米連邦公開市場委員会",
         ],
+        parent: None,
     },
     Name {
         term: "ecb",
         central_bank: true,
         aliases: &["ecb", "european central bank", "欧州中央銀行", "欧州中銀"],
+        parent: None,
     },
     Name {
         term: "boe",
@@ -50,30 +57,35 @@ const NAMES: &[Name] = &[
             "英中央銀行",
             "イングランド銀行",
         ],
+        parent: None,
     },
     Name {
         term: "pboc",
         central_bank: true,
         aliases: &["pboc", "people's bank of china", "中国人民銀行"],
+        parent: None,
     },
     Name {
         term: "rba",
         central_bank: true,
         aliases: &["rba", "reserve bank of australia", "豪中銀", "豪準備銀行"],
+        parent: None,
     },
     company("google", &["google", "グーグル"]),
     company("apple", &["apple", "アップル"]),
-    company("microsoft", &["microsoft", "マイクロソフト"]),
-    company(
-        "aws",
-        &[
+    company("microsoft", &["microsoft", "マイクロソフト", "ms"]),
+    Name {
+        term: "aws",
+        central_bank: false,
+        aliases: &[
             "aws",
             "amazon web services",
             "amazon cloud",
             "アマゾン ウェブ サービス",
             "アマゾン・ウェブ・サービス",
         ],
-    ),
+        parent: Some("amazon"),
+    },
     company("amazon", &["amazon", "アマゾン"]),
     company("meta", &["meta", "メタ"]),
     company("nvidia", &["nvidia", "エヌビディア"]),
@@ -84,8 +96,64 @@ const NAMES: &[Name] = &[
     company("intel", &["intel", "インテル"]),
     company("sony", &["sony", "ソニー"]),
     company("toyota", &["toyota", "トヨタ"]),
+    company(
+        "softbank",
+        &[
+            "softbank group",
+            "softbank",
+            "sbg",
+            "ソフトバンクグループ",
+            "ソフトバンクg",
+            "ソフトバンク",
+        ],
+    ),
     company("whatsapp", &["whatsapp", "ワッツアップ"]),
     company("netflix", &["netflix", "ネットフリックス"]),
+    company("tsmc", &["tsmc", "台湾積体電路製造"]),
+    // a carrier and its brand
+    company("kddi", &["kddi", "au"]),
+    company("docomo", &["ntt docomo", "docomo", "nttドコモ", "ドコモ"]),
+    company("imf", &["imf", "国際通貨基金"]),
+    // what news names by an abbreviation in one report and in full in another
+    company(
+        "cpi",
+        &[
+            "cpi",
+            "consumer price index",
+            "consumer prices",
+            "消費者物価指数",
+            "消費者物価",
+        ],
+    ),
+    company("gdp", &["gdp", "gross domestic product", "国内総生産"]),
+    company(
+        "tender offer",
+        &[
+            "tob",
+            "tender offer",
+            "株式公開買い付け",
+            "株式公開買付",
+            "公開買い付け",
+        ],
+    ),
+    company(
+        "ipo",
+        &["ipo", "initial public offering", "新規株式公開", "新規上場"],
+    ),
+    company("world cup", &["world cup", "ワールドカップ", "w杯"]),
+    company(
+        "mlb",
+        &["mlb", "major league baseball", "大リーグ", "メジャーリーグ"],
+    ),
+    company(
+        "all-star",
+        &["all-star", "all star", "オールスター", "球宴"],
+    ),
+    company("white paper", &["white paper", "白書"]),
+    company(
+        "patch tuesday",
+        &["patch tuesday", "月例パッチ", "月例セキュリティ更新"],
+    ),
 ];
 
 const fn company(term: &'static str, aliases: &'static [&'static str]) -> Name {
@@ -93,6 +161,7 @@ const fn company(term: &'static str, aliases: &'static [&'static str]) -> Name {
         term,
         central_bank: false,
         aliases,
+        parent: None,
     }
 }
 
@@ -104,6 +173,9 @@ pub struct Found {
     /// Hashes of the aliases as written (to take out of the title's words: the term stands
     /// for them).
     pub aliases: Vec<u64>,
+    /// The organisations they are part of (not terms of the title: one word is not two
+    /// shared, but a name the title gives).
+    pub parents: Vec<u64>,
     /// The central banks named, one bit each.
     pub central_banks: u8,
 }
@@ -127,6 +199,7 @@ pub fn find(lower: &str, words: impl Fn(&'static str) -> Vec<u64>) -> Found {
         }
         if named {
             found.terms.push(term(name.term));
+            found.parents.extend(name.parent.map(term));
             if name.central_bank {
                 found.central_banks |= 1 << bank;
             }
@@ -200,6 +273,33 @@ mod tests {
             terms("Amazon cloud outage disrupts websites"),
             terms("An AWS outage is knocking apps offline")
         );
+    }
+
+    #[test]
+    fn abbreviations_and_brands_are_the_names_in_full() {
+        assert_eq!(
+            terms("米CPI、6月は2.8%上昇"),
+            terms("米消費者物価6月2.8%上昇")
+        );
+        assert_eq!(
+            terms("W杯日本代表を発表"),
+            terms("Japan names World Cup squad")
+        );
+        assert_eq!(terms("auで通信障害"), terms("KDDI 通信障害"));
+        assert_eq!(terms("MS、脆弱性を修正"), terms("Microsoft fixes flaws"));
+        assert_ne!(terms("ドコモで通信障害"), terms("auで通信障害"));
+        // a name inside a longer word is not it
+        assert!(terms("Austin's new gadget").is_empty());
+        assert!(terms("msrc の更新").is_empty());
+    }
+
+    #[test]
+    fn a_part_is_named_with_its_parent_but_not_as_a_second_term() {
+        let found = find("aws 東京リージョンで障害", |a| {
+            vec![fnv1a(a.as_bytes())]
+        });
+        assert_eq!(found.terms, vec![term("aws")]);
+        assert_eq!(found.parents, vec![term("amazon")]);
     }
 
     #[test]

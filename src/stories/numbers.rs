@@ -26,6 +26,9 @@ pub enum Kind {
     Id,
     /// A game's score, either side first: `2対1`, `1-2`.
     Score,
+    /// An earthquake's magnitude (`M5.3`, `M 5.2`, `magnitude 5.3`, `マグニチュード5.3`): shared,
+    /// it is evidence; never a veto (agencies estimate it differently, and revise it).
+    Magnitude,
     /// A bare number.
     Plain,
 }
@@ -75,19 +78,80 @@ impl Number {
             Kind::Plain => 6,
             Kind::Id => 7,
             Kind::Score => 8,
+            Kind::Magnitude => 9,
         };
         fnv1a(&[kind.to_le_bytes(), self.value.to_le_bytes()].concat())
     }
 }
 
-/// Whether two texts' numbers contradict: for some decisive kind both have numbers and share
-/// none of them.
+/// Whether two texts' numbers contradict: one states a decisive number that the other has
+/// numbers of its kind and size to agree with, and none of the first's numbers of that kind
+/// agrees with them. Amounts of money and counts measure different things when they are ten
+/// times apart or more (a share's price against a deal's value, 3 zero-days against 118
+/// flaws), and a round figure
+/// agrees with what rounds to it (`800円高` and `812円高`, `5割増` and `52%`).
 pub fn conflict(a: &[Number], b: &[Number]) -> bool {
+    one_way(a, b) || one_way(b, a)
+}
+
+fn one_way(a: &[Number], b: &[Number]) -> bool {
     a.iter().filter(|n| n.decisive()).any(|n| {
-        let mine = a.iter().filter(|m| m.kind == n.kind);
-        let theirs: Vec<&Number> = b.iter().filter(|m| m.kind == n.kind).collect();
-        !theirs.is_empty() && !mine.into_iter().any(|m| theirs.contains(&m))
+        let theirs: Vec<&Number> = b
+            .iter()
+            .filter(|m| m.kind == n.kind && comparable(n, m))
+            .collect();
+        !theirs.is_empty()
+            && !a
+                .iter()
+                .filter(|m| m.kind == n.kind)
+                .any(|m| theirs.iter().any(|t| agree(m, t)))
     })
+}
+
+/// An amount: money, a percentage, a count (values comparable by size).
+fn quantity(kind: Kind) -> bool {
+    matches!(kind, Kind::Money(_) | Kind::Percent | Kind::Count(_))
+}
+
+/// Whether two numbers of one kind may be one measure: amounts of money or counts less than
+/// ten times apart, any two of another kind (a percentage is a title's one figure: 8割 of
+/// economists against a rate of 1% is a survey against a decision).
+fn comparable(a: &Number, b: &Number) -> bool {
+    if !matches!(a.kind, Kind::Money(_) | Kind::Count(_)) {
+        return true;
+    }
+    let (lo, hi) = (a.value.min(b.value), a.value.max(b.value));
+    hi < lo.saturating_mul(10)
+}
+
+/// Whether two numbers of one kind state one value: equal, or (amounts) one a round figure
+/// the other rounds to at its last digit, within a tenth of it.
+pub fn agree(a: &Number, b: &Number) -> bool {
+    if a == b {
+        return true;
+    }
+    if !quantity(a.kind) || a.kind != b.kind || a.value == 0 || b.value == 0 {
+        return false;
+    }
+    let (round, other) = if decimal_zeros(a.value) >= decimal_zeros(b.value) {
+        (a.value, b.value)
+    } else {
+        (b.value, a.value)
+    };
+    // (saturating: a hostile title's amount may be any u64)
+    let unit = 10u64.saturating_pow(decimal_zeros(round));
+    let rounded = other.saturating_add(unit / 2) / unit * unit;
+    rounded == round && round.abs_diff(other).saturating_mul(10) <= round
+}
+
+/// Trailing zeros of a number in decimal.
+fn decimal_zeros(mut v: u64) -> u32 {
+    let mut n = 0;
+    while v != 0 && v.is_multiple_of(10) {
+        v /= 10;
+        n += 1;
+    }
+    n
 }
 
 const CURRENCY_BEFORE: &[(char, &str)] = &[('$', "usd"), ('¥', "jpy"), ('€', "eur"), ('£', "gbp")];
@@ -231,6 +295,14 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         && raw.len() <= 3;
     let dots = raw.matches('.').count();
     let word_before = before == Some(' ') && start >= 2 && chars[start - 2].is_ascii_alphabetic();
+    if dots == 1 && magnitude_before(chars, start) {
+        let value: f64 = raw.parse().unwrap_or(0.0);
+        let number = Number {
+            kind: Kind::Magnitude,
+            value: (value * 1000.0).round() as u64,
+        };
+        return (Some(number), end);
+    }
     if letter_before || hyphen_name || dots >= 2 {
         return (Some(version(raw)), end);
     }
@@ -342,6 +414,24 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         );
     }
     (make(Kind::Plain), at)
+}
+
+/// Whether a magnitude's sign is right before `start`: `m` (`m5.3`, `m 5.2`) as a word of its
+/// own, `magnitude `, `マグニチュード`.
+fn magnitude_before(chars: &[char], start: usize) -> bool {
+    let before: String = chars[start.saturating_sub(10)..start].iter().collect();
+    if before.ends_with("magnitude ") || before.ends_with("マグニチュード") {
+        return true;
+    }
+    let m = before
+        .strip_suffix("m ")
+        .or_else(|| before.strip_suffix('m'));
+    m.is_some_and(|rest| {
+        !rest
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+    })
 }
 
 /// A game's score at `chars[start..end]` (`raw`): two numbers of at most two digits joined by
@@ -474,6 +564,54 @@ mod tests {
         // dates and ranges are not scores
         assert!(!kinds("2026-03-17 の障害").contains(&Kind::Score));
         assert!(!kinds("1-3月期のgdp").contains(&Kind::Score));
+    }
+
+    #[test]
+    fn amounts_ten_times_apart_measure_different_things() {
+        // a price per share and a deal's value, three zero-days and 118 flaws
+        assert!(!clash("1株2400円でtob", "約680億円で買収へ"));
+        assert!(!clash("ゼロデイ3件に対処", "脆弱性118件を修正"));
+        // amounts of one size still disagree
+        assert!(clash("終値は412円安", "終値は187円安"));
+        assert!(clash("脆弱性71件を修正", "脆弱性118件を修正"));
+    }
+
+    #[test]
+    fn a_round_figure_agrees_with_what_rounds_to_it() {
+        assert!(!clash("800円高", "812円高"));
+        assert!(!clash("純利益5割増", "52%増益"));
+        assert!(!clash("3兆円余", "3.2兆円"));
+        // not what rounds to another figure, nor two figures of one precision
+        assert!(clash("800円高", "860円高"));
+        assert!(clash("2.8%上昇", "2.9%上昇"));
+        assert!(clash("震度5弱の地震", "震度6弱の地震"));
+        // amounts at the edge of the type neither overflow nor agree
+        let huge = Number {
+            kind: Kind::Money(1),
+            value: u64::MAX,
+        };
+        let round = Number {
+            kind: Kind::Money(1),
+            value: 10_000_000_000_000_000_000,
+        };
+        assert!(!agree(&huge, &round));
+    }
+
+    #[test]
+    fn a_magnitude_is_evidence_never_a_veto() {
+        assert_eq!(kinds("茨城県南部でm5.3の地震"), vec![Kind::Magnitude]);
+        assert_eq!(
+            numbers("m 5.3 - 9 km ssw of tsuchiura")[0],
+            numbers("m5.3 quake")[0]
+        );
+        assert_eq!(
+            numbers("magnitude 5.3 quake"),
+            numbers("マグニチュード5.3の地震")
+        );
+        assert!(numbers("m5.3 quake")[0].telling());
+        assert!(!clash("m 5.2 - 9 km ssw of tsuchiura", "m5.3の地震"));
+        // a chip's model number is still a version
+        assert!(clash("apple m4 chip", "apple m5 chip"));
     }
 
     #[test]

@@ -98,20 +98,42 @@ pub fn norm_of(facts: &Facts, idf: impl Fn(u64) -> f64) -> f64 {
 }
 
 /// Whether the two items cannot be one event whatever else they share: their titles' numbers
-/// of some kind disagree, one announces a pre-release and the other does not, their kinds
-/// of event exclude each other ([`events::exclusive`]), or they name different central banks.
+/// of some kind disagree, one announces a pre-release and the other does not, two Japanese
+/// titles name different things ([`other_names`]), their kinds of event exclude each other
+/// ([`events::exclusive`]), two market reports are of different markets, or they name
+/// different central banks.
 pub fn contradicts(a: &Facts, b: &Facts) -> bool {
     a.prerelease != b.prerelease
+        || other_names(a, b)
         || events::exclusive(a.events, b.events)
+        || (a.events & b.events & events::MARKET != 0
+            && events::other_markets(a.markets, b.markets))
         || names::other_central_banks(a.central_banks, b.central_banks)
         || numbers::conflict(&a.numbers, &b.numbers)
 }
 
-/// Whether two titles state one amount (of money, a percentage or a count) exactly.
+/// Whether two Japanese titles each name something in Latin script or an organisation, and
+/// share none of them: `Adobe` against `Chrome`, `Cloud Run` against `AWS`. A Japanese
+/// headline writes its subject's name as the name is written (a product, a company, a
+/// standard), so two reports of one event name it alike, and two that share only the
+/// vocabulary of their kind of news (脆弱性を修正, 東京リージョンで利用可能に) report two events.
+fn other_names(a: &Facts, b: &Facts) -> bool {
+    use super::facts::Lang;
+    a.lang == Lang::Ja
+        && b.lang == Lang::Ja
+        && !a.latin.is_empty()
+        && !b.latin.is_empty()
+        && !a.latin.iter().any(|n| b.latin.binary_search(n).is_ok())
+}
+
+/// Whether two titles state one amount (of money, a percentage or a count), a round figure
+/// agreeing with what rounds to it ([`numbers::agree`]).
 fn shared_amount(a: &[numbers::Number], b: &[numbers::Number]) -> bool {
     use numbers::Kind;
-    a.iter()
-        .any(|n| matches!(n.kind, Kind::Money(_) | Kind::Percent | Kind::Count(_)) && b.contains(n))
+    a.iter().any(|n| {
+        matches!(n.kind, Kind::Money(_) | Kind::Percent | Kind::Count(_))
+            && b.iter().any(|m| numbers::agree(n, m))
+    })
 }
 
 /// How strongly `new` joins the window item `old` (with what they share in `c`); `None` when

@@ -259,6 +259,256 @@ fn a_launch_put_off_and_its_success_stay_apart() {
 }
 
 #[test]
+fn japanese_titles_naming_different_products_stay_apart() {
+    let s = stories(&[
+        item(
+            "窓の杜",
+            "「Acme Browser」に緊急アップデート、悪用されているゼロデイ脆弱性を修正",
+            "https://mado.example/1",
+            0,
+        ),
+        item(
+            "Security NEXT",
+            "「Acme Browser」にアップデート - ゼロデイ脆弱性を修正",
+            "https://snext.example/2",
+            2,
+        ),
+        item(
+            "Security NEXT",
+            "「Zeta Reader」にアップデート - 悪用されているゼロデイ脆弱性を修正",
+            "https://snext.example/3",
+            3,
+        ),
+    ]);
+    assert_eq!(s[0], s[1], "one product's fix: {s:?}");
+    assert!(!s[..2].contains(&s[2]), "another product's fix: {s:?}");
+}
+
+#[test]
+fn an_outage_and_a_launch_of_one_region_stay_apart() {
+    let s = stories(&[
+        item(
+            "AWS ブログ",
+            "AWS 東京リージョンで Amazon EC2 Z9 インスタンスが利用可能に",
+            "https://aws.example/1",
+            0,
+        ),
+        item(
+            "ITmedia NEWS",
+            "AWS東京リージョンで障害　一部のEC2インスタンスに接続できず",
+            "https://itm.example/2",
+            20,
+        ),
+        item(
+            "クラウド Watch",
+            "AWS、東京リージョンで障害　一部EC2インスタンスに接続できず",
+            "https://cw.example/3",
+            21,
+        ),
+    ]);
+    assert_eq!(s[1], s[2], "one outage: {s:?}");
+    assert_ne!(s[0], s[1], "an availability is not an outage: {s:?}");
+}
+
+#[test]
+fn a_leak_and_the_launch_it_leaked_stay_apart() {
+    let s = stories(&[
+        item(
+            "The Verge",
+            "Samsung's Galaxy Z Fold 9 leaks in full ahead of Unpacked",
+            "https://verge.example/1",
+            0,
+        ),
+        item(
+            "The Verge",
+            "Samsung unveils the Galaxy Z Fold 9 at Unpacked",
+            "https://verge.example/2",
+            40,
+        ),
+        item(
+            "Ars Technica",
+            "Samsung unveils Galaxy Z Fold 9 with a thinner hinge at Unpacked",
+            "https://ars.example/3",
+            41,
+        ),
+    ]);
+    assert_eq!(s[1], s[2], "one launch: {s:?}");
+    assert_ne!(s[0], s[1], "the leak before it: {s:?}");
+}
+
+#[test]
+fn a_launch_time_notice_and_the_launchs_outcome_stay_apart() {
+    let s = stories(&[
+        item(
+            "JAXA",
+            "H3ロケット11号機による技術試験衛星の打上げ時刻について",
+            "https://jaxa.example/1",
+            0,
+        ),
+        item(
+            "NHK",
+            "H3ロケット11号機 打ち上げ成功 技術試験衛星を軌道に",
+            "https://nhk.example/2",
+            30,
+        ),
+        item(
+            "sorae",
+            "H3ロケット11号機打ち上げ成功、技術試験衛星を分離",
+            "https://sorae.example/3",
+            31,
+        ),
+    ]);
+    assert_eq!(s[1], s[2], "{s:?}");
+    assert_ne!(s[0], s[1], "a plan is not its outcome: {s:?}");
+}
+
+#[test]
+fn a_share_price_and_a_deal_value_agree_and_rounded_closes_join() {
+    let s = stories(&[
+        item(
+            "日経",
+            "ミナト商事、コダマ製作所にTOB　1株3100円で完全子会社化",
+            "https://nk.example/1",
+            0,
+        ),
+        item(
+            "ロイター",
+            "ミナト商事、コダマ製作所を約900億円で買収へ　TOBで完全子会社化",
+            "https://rt.example/2",
+            1,
+        ),
+        item(
+            "日経マーケット",
+            "日経平均が大幅続伸、800円高　半導体株に買い",
+            "https://nk.example/3",
+            6,
+        ),
+        item(
+            "株探",
+            "東京株式（大引け）＝日経平均は812円高、半導体株に買い",
+            "https://kb.example/4",
+            6,
+        ),
+        item(
+            "ロイター",
+            "東京株式市場・大引け＝日経平均は大幅続伸、半導体株に買い　650円高",
+            "https://rt.example/5",
+            6,
+        ),
+    ]);
+    assert_eq!(s[0], s[1], "a price per share and the deal's value: {s:?}");
+    assert_eq!(s[2], s[3], "800円高 is 812円高 rounded: {s:?}");
+    assert!(!s[2..4].contains(&s[4]), "650円高 is another close: {s:?}");
+}
+
+#[test]
+fn an_abbreviation_is_the_name_written_in_full() {
+    let s = stories(&[
+        item(
+            "ロイター",
+            "米CPI、6月は前年比2.8%上昇　コアは鈍化",
+            "https://rt.example/1",
+            0,
+        ),
+        item(
+            "日経",
+            "米消費者物価6月2.8%上昇　コアは鈍化",
+            "https://nk.example/2",
+            1,
+        ),
+        item(
+            "日経",
+            "米GDP、4〜6月は年率2.8%増　個人消費が回復",
+            "https://nk.example/3",
+            2,
+        ),
+    ]);
+    assert_eq!(s[0], s[1], "{s:?}");
+    assert!(!s[..2].contains(&s[2]), "another statistic: {s:?}");
+}
+
+#[test]
+fn a_carrier_and_its_brand_are_one_name_another_carrier_is_not() {
+    let s = stories(&[
+        item(
+            "ITmedia Mobile",
+            "auで通信障害　全国で音声通話がつながりにくい状況",
+            "https://itm.example/1",
+            0,
+        ),
+        item(
+            "NHK",
+            "KDDI 通信障害 全国で音声通話つながりにくく",
+            "https://nhk.example/2",
+            1,
+        ),
+        item(
+            "ITmedia Mobile",
+            "ドコモで通信障害　全国で音声通話がつながりにくい状況",
+            "https://itm.example/3",
+            30,
+        ),
+    ]);
+    assert_eq!(s[0], s[1], "{s:?}");
+    assert!(!s[..2].contains(&s[2]), "another carrier's outage: {s:?}");
+}
+
+#[test]
+fn moves_of_two_markets_the_same_day_stay_apart() {
+    let s = stories(&[
+        item(
+            "ロイター",
+            "米国株式市場＝下落、CPI上振れで利下げ観測後退",
+            "https://rt.example/1",
+            0,
+        ),
+        item(
+            "日経マーケット",
+            "NYダウ続落、CPI上振れで利下げ観測後退",
+            "https://nk.example/2",
+            1,
+        ),
+        item(
+            "ブルームバーグ",
+            "円が対ドルで下落、CPI上振れで利下げ観測後退",
+            "https://bb.example/3",
+            1,
+        ),
+    ]);
+    assert_eq!(s[0], s[1], "one market's close: {s:?}");
+    assert!(!s[..2].contains(&s[2]), "the yen is another market: {s:?}");
+}
+
+#[test]
+fn public_betas_are_a_pre_release() {
+    let s = stories(&[
+        item(
+            "9to5Mac",
+            "iOS 30 public beta now available: here's how to install it",
+            "https://9to5.example/1",
+            0,
+        ),
+        item(
+            "MacRumors",
+            "Apple Releases First Public Betas of iOS 30",
+            "https://mr.example/2",
+            2,
+        ),
+        item(
+            "MacRumors",
+            "Apple Releases iOS 30 With New Lock Screen",
+            "https://mr.example/3",
+            4,
+        ),
+    ]);
+    assert_eq!(s[0], s[1], "{s:?}");
+    assert!(
+        !s[..2].contains(&s[2]),
+        "the release is not the beta: {s:?}"
+    );
+}
+
+#[test]
 fn an_item_alone_is_its_own_story_named_by_its_key() {
     let mut index = StoryIndex::new(Settings::default());
     let i = item(

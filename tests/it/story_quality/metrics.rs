@@ -169,7 +169,14 @@ fn members(labels: &[String]) -> BTreeMap<&str, Vec<usize>> {
 
 /// Prints the `n` predicted stories that merge the most pairs of different gold stories, and
 /// the `n` gold stories whose pairs the method splits the most (development part only).
-pub fn print_errors(items: &[Item], gold: &[String], predicted: &[String], n: usize) {
+pub fn print_errors(
+    out: &mut String,
+    items: &[Item],
+    gold: &[String],
+    predicted: &[String],
+    n: usize,
+) {
+    use std::fmt::Write;
     let line = |i: usize| {
         format!(
             "    [{}] {} | {} | {}",
@@ -192,13 +199,16 @@ pub fn print_errors(items: &[Item], gold: &[String], predicted: &[String], n: us
         .filter(|(k, _)| *k > 0)
         .collect();
     merges.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    eprintln!(
+    writeln!(
+        out,
         "worst false merges ({} stories merge events):",
         merges.len()
-    );
+    )
+    .unwrap();
     for (k, m) in merges.iter().take(n) {
-        eprintln!("  {k} wrong pairs:");
-        m.iter().for_each(|&i| eprintln!("{}", line(i)));
+        writeln!(out, "  {k} wrong pairs:").unwrap();
+        m.iter()
+            .for_each(|&i| writeln!(out, "{}", line(i)).unwrap());
     }
     let mut splits: Vec<(usize, Vec<usize>)> = members(gold)
         .into_values()
@@ -206,20 +216,22 @@ pub fn print_errors(items: &[Item], gold: &[String], predicted: &[String], n: us
         .filter(|(k, _)| *k > 0)
         .collect();
     splits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    eprintln!("worst splits ({} gold stories split):", splits.len());
+    writeln!(out, "worst splits ({} gold stories split):", splits.len()).unwrap();
     for (k, m) in splits.iter().take(n) {
-        eprintln!("  {k} missed pairs:");
+        writeln!(out, "  {k} missed pairs:").unwrap();
         let first = matome::stories::Facts::of(&items[m[0]], items[m[0]].published);
         for &i in m {
             let f = matome::stories::Facts::of(&items[i], items[i].published);
             let shared = f.title.iter().filter(|t| first.title.contains(t)).count();
             let veto = matome::stories::contradicts(&first, &f);
-            eprintln!(
+            writeln!(
+                out,
                 "{}  -> {} (vs first: {shared} shared{})",
                 line(i),
                 predicted[i],
                 if veto { ", VETO" } else { "" }
-            );
+            )
+            .unwrap();
         }
     }
 }
