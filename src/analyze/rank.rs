@@ -156,6 +156,59 @@ pub(super) fn issue_label(word: &str) -> bool {
         && (rest.starts_with("19") || rest.starts_with("20"))
 }
 
+/// Titles written before a person's name ("Governor Kazuo Ueda", "ECB President Christine
+/// Lagarde", "CEO Jane Doe"): the name is the person's without it, so no English phrase or name
+/// holds a title before a capitalised word. (A closed class of the language, not a feed's words.)
+const PERSON_TITLES: &[&str] = &[
+    "president",
+    "governor",
+    "chair",
+    "chairman",
+    "chairwoman",
+    "chairperson",
+    "ceo",
+    "cfo",
+    "cto",
+    "coo",
+    "minister",
+    "secretary",
+    "senator",
+    "sen",
+    "rep",
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "professor",
+    "judge",
+    "justice",
+    "chancellor",
+    "premier",
+    "mayor",
+    "commissioner",
+    "spokesperson",
+    "spokesman",
+    "spokeswoman",
+    "founder",
+    "cofounder",
+    "co-founder",
+    "director",
+    "economist",
+    "analyst",
+    "strategist",
+    "king",
+    "queen",
+    "pope",
+    "prince",
+    "princess",
+];
+
+/// Whether a lower-case English word is a person's title (see [`PERSON_TITLES`]).
+pub(super) fn person_title(lower: &str) -> bool {
+    PERSON_TITLES.contains(&lower)
+}
+
 /// Small words that stand inside a multi-word name between capitalised words (Bank of England,
 /// Food and Drug Administration, Treaty of Waitangi).
 pub(super) const NAME_CONNECTORS: &[&str] = &["of", "and", "de", "du", "del", "la"];

@@ -392,8 +392,15 @@ impl Analyzer {
         let mut words = vec![first.to_string()];
         let mut connectors = 0;
         let mut j = after;
+        if rank::person_title(&first.to_lowercase()) {
+            return;
+        }
         while words.len() < 7 {
             let Some((w, e)) = next_word(j) else { break };
+            // (a name ends before a person's title: "Bank of Japan Governor Kazuo Ueda")
+            if rank::person_title(&w.to_lowercase()) {
+                break;
+            }
             if capital(&w) {
                 words.push(w);
                 j = e;
@@ -517,6 +524,11 @@ impl Analyzer {
                     && !rank::calendar_or_amount(w)
                     && !rank::issue_label(words[i]))
         };
+        // (a person's title before a capitalised word is no part of a name: "Governor Kazuo
+        // Ueda" is Kazuo Ueda's)
+        if (0..last).any(|i| rank::person_title(&lower[i]) && capital(words[i + 1])) {
+            return;
+        }
         // "New" starts names (New Zealand, New York) though it is a stop word.
         let new_name = |i: usize| i == 0 && words[0] == "New" && capital(words[1]);
         if !lower
