@@ -504,7 +504,14 @@ impl Analyzer {
     ) {
         let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
         let number = |w: &str| w.chars().all(|c| c.is_ascii_digit() || c == '.');
-        let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+        // (a brand written with a small first letter and a capital after it is capitalised:
+        // iOS 26.1, iPad Air, macOS 26)
+        let capital = |w: &str| {
+            let mut c = w.chars();
+            c.next().is_some_and(|f| {
+                f.is_uppercase() || (f.is_ascii_lowercase() && c.any(|x| x.is_ascii_uppercase()))
+            })
+        };
         // A version number ends a name (Windows 365, Python 3.13, Raspberry Pi 5).
         let last = lower.len() - 1;
         let versioned = number(&lower[last]) && capital(words[last - 1]);
@@ -516,8 +523,20 @@ impl Analyzer {
                 && capital(words[i - 1])
                 && !self.is_stop_en(&lower[i])
         };
+        // A model number inside a name, before a capitalised word or a model code (Pixel 10
+        // Pro, Llama 4 Scout, Ryzen 9 9950X3D).
+        let model_number = |i: usize| {
+            i > 0
+                && i < last
+                && number(&lower[i])
+                && capital(words[i - 1])
+                && (capital(words[i + 1])
+                    || (words[i + 1].starts_with(|c: char| c.is_ascii_digit())
+                        && words[i + 1].bytes().any(|b| b.is_ascii_uppercase())))
+        };
         let content = |i: usize, w: &str| {
             (i == last && (versioned || letter(i)))
+                || model_number(i)
                 || (w.chars().count() >= 2
                     && !self.is_stop_en(w)
                     && !number(w)
@@ -540,11 +559,8 @@ impl Analyzer {
         }
         // Capitalised words make a name (GitHub Copilot, Veridian Semiconductor, 5G SA), unless
         // the first capital is only a sentence's or every word of the title has one.
-        let capital_or_digit = |w: &str| {
-            w.chars()
-                .next()
-                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-        };
+        let capital_or_digit =
+            |w: &str| capital(w) || w.starts_with(|c: char| c.is_ascii_digit());
         let inner_capital = |w: &str| w.chars().skip(1).any(char::is_uppercase);
         // (outside Title Case, a second capital makes a name even where the first is the
         // sentence's: "Northwind Logistics reported …")
