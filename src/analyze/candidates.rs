@@ -69,9 +69,10 @@ pub(super) fn mark_names_and_terms(
         if !c.phrase
             && !c.lower
             && c.count >= 2 + usize::from(title_case && c.in_title)
-            && c.displays
-                .keys()
-                .all(|d| d.starts_with(|ch: char| ch.is_ascii_uppercase()))
+            && c.displays.keys().all(|d| {
+                d.starts_with(|ch: char| ch.is_ascii_uppercase())
+                    && !super::rank::person_title(&d.to_ascii_lowercase())
+            })
         {
             c.proper = true;
         }
@@ -198,3 +199,55 @@ fn versioned_heads<'a>(cands: &FxHashMap<&'a str, Cand>) -> Vec<&'a str> {
 /// A word in at most this share of the archive's items (or in two) is rare: see
 /// [`absorbed_words`].
 const RARE_SHARE: f64 = 0.01;
+
+/// Folds an English acronym into the name it abbreviates when the item writes both (ECB and
+/// European Central Bank, BOJ and Bank of Japan, LTS and Long-Term Support): one idea, one
+/// candidate, shown as the name (what readers tag) with the acronym's counts. The acronym's
+/// letters are the initials of the name's words (with or without its small words, a hyphen's
+/// parts counted).
+pub(super) fn fold_acronyms(cands: &mut FxHashMap<&str, Cand>) {
+    let acronyms: Vec<(&str, String)> = cands
+        .iter()
+        .filter(|(k, c)| !c.phrase && (2..=6).contains(&k.len()) && k.is_ascii())
+        .filter_map(|(k, c)| {
+            let d = c.displays.keys().next()?;
+            (c.displays.len() == 1 && d.len() >= 2 && d.bytes().all(|b| b.is_ascii_uppercase()))
+                .then(|| (*k, d.to_string()))
+        })
+        .collect();
+    for (acronym, letters) in acronyms {
+        let Some(name) = cands
+            .iter()
+            .filter(|(k, c)| c.phrase && c.proper && k.is_ascii())
+            .find(|(_, c)| c.displays.keys().any(|d| abbreviates(&letters, d)))
+            .map(|(k, _)| *k)
+        else {
+            continue;
+        };
+        let Some(a) = cands.remove(acronym) else {
+            continue;
+        };
+        let n = cands.get_mut(name).expect("found");
+        n.tf += a.tf;
+        n.count += a.count;
+        n.in_title |= a.in_title;
+        n.first = n.first.min(a.first);
+    }
+}
+
+/// Whether `letters` (an acronym) are the initials of `name`'s words, all of them or only the
+/// capitalised ones (Bank of Japan: BOJ or BJ), a hyphenated word giving one letter a part.
+fn abbreviates(letters: &str, name: &str) -> bool {
+    let words = || name.split([' ', '-']).filter(|w| !w.is_empty());
+    if words().count() < 2 {
+        return false;
+    }
+    let initials = |all: bool| -> String {
+        words()
+            .filter(|w| all || !w.starts_with(|c: char| c.is_ascii_lowercase()))
+            .filter_map(|w| w.chars().next())
+            .map(|c| c.to_ascii_uppercase())
+            .collect()
+    };
+    initials(true) == letters || initials(false) == letters
+}

@@ -172,6 +172,7 @@ impl Analyzer {
         cands.retain(|k, _| !df.is_site_label(&item.site, k));
         candidates::mark_names_and_terms(&mut cands, df, analysed.title_case);
         candidates::drop_fragments(&mut cands, df);
+        candidates::fold_acronyms(&mut cands);
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it

@@ -475,11 +475,16 @@ impl Analyzer {
         let first_upper = chars.next().is_some_and(char::is_uppercase);
         // Acronyms and brands (AWS, PyPI) are names anywhere; Capitalised words mid-sentence.
         let inner_upper = chars.any(char::is_uppercase);
-        let proper = (inner_upper && lower.len() >= 3) || (first_upper && mid_sentence);
+        let proper = (inner_upper && lower.len() >= 3)
+            || (first_upper && mid_sentence && !rank::person_title(&lower));
         // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
         // (a capital that makes no name does not make one: "Misconfigured DNS change …")
         // So are -ly words: adverbs and adjectives ("likely", "finally").
+        // A person's title (President, Governor) says who, not what (an acronym, CEO, may be
+        // what a Japanese item is about).
+        let title = rank::person_title(&lower) && !word.bytes().all(|b| b.is_ascii_uppercase());
         let weak = verb
+            || title
             || (!proper
                 && (lower.ends_with("ed") || lower.ends_with("ing") || lower.ends_with("ly")));
         out.push(Term {
@@ -545,7 +550,10 @@ impl Analyzer {
         };
         // (a person's title before a capitalised word is no part of a name: "Governor Kazuo
         // Ueda" is Kazuo Ueda's)
-        if (0..last).any(|i| rank::person_title(&lower[i]) && capital(words[i + 1])) {
+        // (nor one after a name: "ECB President", "Bank of Japan Governor")
+        if (0..last).any(|i| rank::person_title(&lower[i]) && capital(words[i + 1]))
+            || (rank::person_title(&lower[last]) && capital(words[last - 1]))
+        {
             return;
         }
         // "New" starts names (New Zealand, New York) though it is a stop word.
