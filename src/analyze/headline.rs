@@ -239,6 +239,18 @@ const NO_NOUN: &[&str] = &[
     "various",
 ];
 
+/// Verbs in their base form (and auxiliaries) that follow a plural subject in a headline
+/// ("Chip stocks slide", "Small caps lead", "Feature flags are …"): after one, a word in -s is
+/// the subject's noun, not the verb. (A closed class of headline English.)
+const PLURAL_SUBJECT_VERBS: &[&str] = &[
+    "are", "were", "will", "would", "can", "could", "may", "might", "must", "should", "have",
+    "had", "do", "did", "don't", "aren't", "won't", "can't", "get", "hit", "top", "beat", "miss",
+    "lead", "lag", "rise", "fall", "slide", "slip", "drop", "jump", "soar", "surge", "climb",
+    "gain", "rally", "sink", "slump", "tumble", "plunge", "rebound", "outsell", "face", "need",
+    "keep", "remain", "stay", "struggle", "lose", "win", "join", "cut", "raise", "hold", "reach",
+    "break", "boost", "trail", "fail", "leak", "grow", "shrink", "ease", "edge", "dip", "spike",
+];
+
 /// Comparatives that start a phrase without belonging to it ("higher food prices").
 pub(super) const COMPARATIVES: &[&str] = &[
     "higher", "lower", "bigger", "smaller", "larger", "faster", "slower", "stronger", "weaker",
@@ -346,6 +358,14 @@ impl Headline {
                     && end + 1 < toks.len()
                     && (toks[end].kind == Kind::Space || toks[end].surface == ",");
                 let next = super::tokens::latin_word(toks, end + 1).0;
+                // (a plural before a verb's base form is the subject: "Chip stocks slide",
+                // "Feature flags are …", "Time zones will …")
+                if verb && toks[end].kind == Kind::Space && PLURAL_SUBJECT_VERBS.contains(&&*next)
+                {
+                    h.subject_end = 0;
+                    h.verb = Some(end + 1);
+                    return h;
+                }
                 if verb && !written_together(body, &prev, &word, &next) {
                     // (after lower-case nouns the first capital is the sentence's, no name)
                     h.subject_end = if nouns == 0 { j } else { 0 };
