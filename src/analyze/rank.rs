@@ -248,11 +248,14 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     let kanji_numeral = |c: char| "一二三四五六七八九十百千".contains(c);
     // (a kanji numeral and its counter before an organisation's name start the name:
     // 三葉フィナンシャルグループ is 三 + 葉 + フィナンシャルグループ to IPADIC)
-    let numbered_name = e >= 3
+    // (so does one before a name's other part: 三 + 木谷 of 三木谷浩史)
+    let numbered_name = e >= 2
         && run[0].kind == Kind::Number
         && run[0].surface.chars().all(kanji_numeral)
-        && run[1].kind == Kind::Suffix
-        && (run[2].proper || ORG_TAILS.iter().any(|o| run[e - 1].surface.ends_with(o)));
+        && ((e >= 3
+            && run[1].kind == Kind::Suffix
+            && (run[2].proper || ORG_TAILS.iter().any(|o| run[e - 1].surface.ends_with(o))))
+            || (run[1].proper && run[1].kind == Kind::Noun));
     while s < e && !numbered_name {
         let t = &run[s];
         match t.kind {
@@ -287,6 +290,18 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     }
     if e > s + 1 && HONORIFICS.contains(&run[e - 1].surface) {
         e -= 1;
+    }
+    // A person's title after a full name (ジョー・バイデン前大統領, 植田和男総裁, 大谷翔平選手): the
+    // name is the person's. (After a surname alone, 植田総裁, the title names the person.)
+    let full_name = |head: &[Tok]| {
+        head.iter().any(|t| matches!(t.surface, "・" | "･"))
+            || head.iter().filter(|t| t.proper).count() >= 2
+    };
+    while e > s + 1 && JA_PERSON_TITLES.contains(&run[e - 1].surface) && full_name(&run[s..e - 1]) {
+        e -= 1;
+        while e > s + 1 && matches!(run[e - 1].surface, "前" | "元" | "現" | "新") {
+            e -= 1;
+        }
     }
     while e > s + 1 {
         let last = &run[e - 1];
@@ -361,6 +376,30 @@ pub(super) fn hiragana_name(toks: &[Tok]) -> Option<(usize, usize)> {
 pub(super) fn bracketed(toks: &[Tok], start: usize, end: usize) -> bool {
     start > 0 && toks[start - 1].surface == "「" && toks.get(end).is_some_and(|t| t.surface == "」")
 }
+
+/// Titles after a person's name (see [`compound_bounds`]).
+const JA_PERSON_TITLES: &[&str] = &[
+    "大統領",
+    "首相",
+    "社長",
+    "会長",
+    "総裁",
+    "議長",
+    "長官",
+    "知事",
+    "市長",
+    "選手",
+    "監督",
+    "委員長",
+    "代表",
+    "教授",
+    "総理",
+    "CEO",
+    "頭取",
+    "理事長",
+    "党首",
+    "兼",
+];
 
 /// Honorifics after a person's name (ジョン・スミス氏): not part of the name.
 const HONORIFICS: &[&str] = &["氏", "さん", "様", "殿"];
