@@ -519,7 +519,11 @@ impl Analyzer {
         };
         // A version number ends a name (Windows 365, Python 3.13, Raspberry Pi 5).
         let last = lower.len() - 1;
-        let versioned = number(&lower[last]) && capital(words[last - 1]);
+        // (a version may be written with a "v": USB4 v2, Kubernetes v1.36.1)
+        let version = |w: &str| {
+            number(w) || (w.len() >= 2 && w.starts_with('v') && number(&w[1..]) && w.as_bytes()[1].is_ascii_digit())
+        };
+        let versioned = version(&lower[last]) && capital(words[last - 1]);
         // So does a single capital letter after a capitalised word (ROG Ally X, Plan B).
         let letter = |i: usize| {
             i == last
@@ -539,9 +543,19 @@ impl Analyzer {
                     || (words[i + 1].starts_with(|c: char| c.is_ascii_digit())
                         && words[i + 1].bytes().any(|b| b.is_ascii_uppercase())))
         };
+        // So is a single capital letter inside one (Galaxy Z Fold8, S Pen, E Ink).
+        let inner_letter = |i: usize| {
+            i < last
+                && words[i].len() == 1
+                && capital(words[i])
+                && capital(words[i + 1])
+                && (i > 0 || !self.is_stop_en(&lower[i]))
+                && (i == 0 || capital(words[i - 1]))
+        };
         let content = |i: usize, w: &str| {
             (i == last && (versioned || letter(i)))
                 || model_number(i)
+                || inner_letter(i)
                 || (w.chars().count() >= 2
                     && !self.is_stop_en(w)
                     && !number(w)
@@ -573,7 +587,10 @@ impl Analyzer {
         // (outside Title Case, a second capital makes a name even where the first is the
         // sentence's: "Northwind Logistics reported …")
         let verb_form = |w: &str| w.ends_with("ed") || w.ends_with("ing");
-        let name = words.iter().all(|w| capital_or_digit(w))
+        let name = words
+            .iter()
+            .enumerate()
+            .all(|(i, w)| capital_or_digit(w) || (i == last && versioned))
             && (versioned
                 || letter(last)
                 || mid_sentence
