@@ -76,6 +76,16 @@ pub(super) fn mark_names_and_terms(
         {
             c.proper = true;
         }
+        // (an acronym before lower-case nouns in the title names one thing: GIN indexes, ETF
+        // outflows, NVMe driver, A16 process)
+        if c.phrase
+            && !c.proper
+            && c.in_title
+            && c.count >= 2
+            && c.displays.keys().any(|d| acronym_phrase(d))
+        {
+            c.proper = true;
+        }
         if c.phrase
             && !c.proper
             && df.df.get(&super::term_hash(k)).copied().unwrap_or(0) >= SHARED_TERM_ITEMS
@@ -250,4 +260,19 @@ fn abbreviates(letters: &str, name: &str) -> bool {
             .collect()
     };
     initials(true) == letters || initials(false) == letters
+}
+
+/// Whether a phrase is an acronym (two or more capitals, digits allowed: GIN, A16, NVMe) before
+/// a lower-case noun of a title ([`super::headline::title_noun_phrase`]).
+fn acronym_phrase(d: &str) -> bool {
+    let Some((first, rest)) = d.split_once(' ') else {
+        return false;
+    };
+    first.len() >= 2
+        && !rest.contains(' ')
+        && first.bytes().filter(u8::is_ascii_lowercase).count() <= 1
+        && first.bytes().filter(u8::is_ascii_uppercase).count() >= 2
+        && first.bytes().all(|b| b.is_ascii_alphanumeric())
+        && first.starts_with(|c: char| c.is_ascii_uppercase())
+        && super::headline::title_noun_phrase(d)
 }
