@@ -570,6 +570,16 @@ impl Analyzer {
         {
             return;
         }
+        // (a capitalised -ing word starting a sentence is its verb: "Debugging memory leaks …",
+        // "Migrating 4,000 services …")
+        if !mid_sentence
+            && lower[0].ends_with("ing")
+            && !lower[0].contains('-')
+            && capital(words[0])
+            && !capital(words[1])
+        {
+            return;
+        }
         // "New" starts names (New Zealand, New York) though it is a stop word.
         let new_name = |i: usize| i == 0 && words[0] == "New" && capital(words[1]);
         if !lower
