@@ -141,6 +141,25 @@ pub(super) fn calendar_or_amount(lower: &str) -> bool {
     CALENDAR_AND_AMOUNTS.contains(&lower)
 }
 
+/// Units of measure written after a number (120Hz, 80Gbps, 7,300 mAh, 9 GW, 17B): the amount
+/// is no name. (A closed class; "nm" and a lone "G" or "D" are left out: 2nm process, 5G, 2D.)
+const UNITS: &[&str] = &[
+    "hz", "khz", "mhz", "ghz", "bps", "kbps", "mbps", "gbps", "tbps", "kb", "mb", "gb", "tb",
+    "pb", "kib", "mib", "gib", "tib", "w", "kw", "mw", "gw", "tw", "wh", "kwh", "mwh", "gwh",
+    "twh", "mah", "fps", "b", "mm", "cm", "km", "kg", "mph", "kmh",
+];
+
+/// Whether a lower-case Latin word is a unit of measure (see [`UNITS`]).
+pub(super) fn unit(lower: &str) -> bool {
+    UNITS.contains(&lower)
+}
+
+/// Whether a Latin word is an amount with its unit glued on (120Hz, 80Gbps, 17B, 4KB).
+pub(super) fn measure(word: &str) -> bool {
+    let digits = word.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && digits < word.len() && unit(&word[digits..].to_ascii_lowercase())
+}
+
 /// Whether a Latin word is an issue number or a year label, not a name: a short word, a dot and
 /// a number (No.2021, Vol.12, Ep.3), or one to three letters and a year (FY2025, CY2024).
 pub(super) fn issue_label(word: &str) -> bool {

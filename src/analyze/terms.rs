@@ -188,6 +188,14 @@ impl Analyzer {
                 {
                     continue;
                 }
+                // A unit after a number (7,300 mAh, 9 GW) is the amount's, no word.
+                if start >= 2
+                    && toks[start - 1].kind == Kind::Space
+                    && toks[start - 2].kind == Kind::Number
+                    && rank::unit(&word.to_ascii_lowercase())
+                {
+                    continue;
+                }
                 // A capital inside an English sentence marks a name (Rust, Chrome, India); so
                 // does one in Japanese text (Rustで, Terraformの), where Latin words are names.
                 // A title's subject before its verb is a name too ("Microsoft launches …"),
@@ -468,6 +476,7 @@ impl Analyzer {
             || lower.chars().all(|c| c.is_ascii_digit())
             || rank::calendar_or_amount(&lower)
             || rank::issue_label(word)
+            || rank::measure(word)
         {
             return;
         }
@@ -560,7 +569,8 @@ impl Analyzer {
                     && !self.is_stop_en(w)
                     && !number(w)
                     && !rank::calendar_or_amount(w)
-                    && !rank::issue_label(words[i]))
+                    && !rank::issue_label(words[i])
+                    && !rank::measure(words[i]))
         };
         // (a person's title before a capitalised word is no part of a name: "Governor Kazuo
         // Ueda" is Kazuo Ueda's)
