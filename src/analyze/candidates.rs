@@ -72,6 +72,7 @@ pub(super) fn mark_names_and_terms(
             && c.displays.keys().all(|d| {
                 d.starts_with(|ch: char| ch.is_ascii_uppercase())
                     && !super::rank::person_title(&d.to_ascii_lowercase())
+                    && !super::rank::demonym(&d.to_ascii_lowercase())
             })
         {
             c.proper = true;

@@ -166,7 +166,12 @@ pub(super) fn issue_label(word: &str) -> bool {
     let letters = word.bytes().take_while(u8::is_ascii_alphabetic).count();
     let rest = &word[letters..];
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if (1..=4).contains(&letters) && rest.starts_with('.') && digits(&rest[1..]) {
+    // (with a part after a hyphen: No.2026-14)
+    let numbered = |s: &str| {
+        let (a, b) = s.split_once('-').unwrap_or((s, "0"));
+        digits(a) && digits(b)
+    };
+    if (1..=4).contains(&letters) && rest.starts_with('.') && numbered(&rest[1..]) {
         return true;
     }
     (1..=3).contains(&letters)
@@ -222,6 +227,21 @@ const PERSON_TITLES: &[&str] = &[
     "prince",
     "princess",
 ];
+
+/// Nationality adjectives ("Japanese", "German"): alone, they say where, not what (they rank
+/// as actions do; in a phrase they stay: Japanese trading houses).
+const DEMONYMS: &[&str] = &[
+    "japanese", "chinese", "korean", "taiwanese", "indian", "german", "french", "british",
+    "english", "american", "mexican", "canadian", "brazilian", "dutch", "italian", "spanish",
+    "russian", "ukrainian", "polish", "swiss", "swedish", "norwegian", "danish", "finnish",
+    "irish", "scottish", "australian", "turkish", "israeli", "iranian", "saudi", "european",
+    "african", "asian", "vietnamese", "indonesian", "thai", "filipino",
+];
+
+/// Whether a lower-case English word is a nationality adjective (see [`DEMONYMS`]).
+pub(super) fn demonym(lower: &str) -> bool {
+    DEMONYMS.contains(&lower)
+}
 
 /// Whether a lower-case English word is a person's title (see [`PERSON_TITLES`]).
 pub(super) fn person_title(lower: &str) -> bool {
@@ -635,7 +655,7 @@ mod tests {
 
     #[test]
     fn issue_numbers_and_year_labels_are_not_names() {
-        for label in ["No.2021", "Vol.12", "Ep.3", "FY2025", "CY2024"] {
+        for label in ["No.2021", "Vol.12", "Ep.3", "FY2025", "CY2024", "No.2026-14"] {
             assert!(issue_label(label), "{label}");
         }
         for name in ["Node.js", "Web3", "RTX4090", "GPT-5", "M4", "HBM4", "Go"] {

@@ -485,7 +485,10 @@ impl Analyzer {
         // Acronyms and brands (AWS, PyPI) are names anywhere; Capitalised words mid-sentence.
         let inner_upper = chars.any(char::is_uppercase);
         let proper = (inner_upper && lower.len() >= 3)
-            || (first_upper && mid_sentence && !rank::person_title(&lower));
+            || (first_upper
+                && mid_sentence
+                && !rank::person_title(&lower)
+                && !rank::demonym(&lower));
         // Lower-case -ed/-ing words are mostly verbs: like lone サ変 nouns, actions not topics.
         // (a capital that makes no name does not make one: "Misconfigured DNS change …")
         // So are -ly words: adverbs and adjectives ("likely", "finally").
@@ -494,6 +497,7 @@ impl Analyzer {
         let title = rank::person_title(&lower) && !word.bytes().all(|b| b.is_ascii_uppercase());
         let weak = verb
             || title
+            || rank::demonym(&lower)
             || (!proper
                 && (lower.ends_with("ed") || lower.ends_with("ing") || lower.ends_with("ly")));
         out.push(Term {
