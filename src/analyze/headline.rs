@@ -360,8 +360,7 @@ impl Headline {
                 let next = super::tokens::latin_word(toks, end + 1).0;
                 // (a plural before a verb's base form is the subject: "Chip stocks slide",
                 // "Feature flags are …", "Time zones will …")
-                if verb && toks[end].kind == Kind::Space && PLURAL_SUBJECT_VERBS.contains(&&*next)
-                {
+                if verb && toks[end].kind == Kind::Space && PLURAL_SUBJECT_VERBS.contains(&&*next) {
                     h.subject_end = 0;
                     h.verb = Some(end + 1);
                     return h;

@@ -151,9 +151,9 @@ pub(super) fn calendar_or_amount(lower: &str) -> bool {
 /// Units of measure written after a number (120Hz, 80Gbps, 7,300 mAh, 9 GW, 17B): the amount
 /// is no name. (A closed class; "nm" and a lone "G" or "D" are left out: 2nm process, 5G, 2D.)
 const UNITS: &[&str] = &[
-    "hz", "khz", "mhz", "ghz", "bps", "kbps", "mbps", "gbps", "tbps", "kb", "mb", "gb", "tb",
-    "pb", "kib", "mib", "gib", "tib", "w", "kw", "mw", "gw", "tw", "wh", "kwh", "mwh", "gwh",
-    "twh", "mah", "fps", "b", "mm", "cm", "km", "kg", "mph", "kmh",
+    "hz", "khz", "mhz", "ghz", "bps", "kbps", "mbps", "gbps", "tbps", "kb", "mb", "gb", "tb", "pb",
+    "kib", "mib", "gib", "tib", "w", "kw", "mw", "gw", "tw", "wh", "kwh", "mwh", "gwh", "twh",
+    "mah", "fps", "b", "mm", "cm", "km", "kg", "mph", "kmh",
 ];
 
 /// Whether a lower-case Latin word is a unit of measure (see [`UNITS`]).
@@ -238,11 +238,44 @@ const PERSON_TITLES: &[&str] = &[
 /// Nationality adjectives ("Japanese", "German"): alone, they say where, not what (they rank
 /// as actions do; in a phrase they stay: Japanese trading houses).
 const DEMONYMS: &[&str] = &[
-    "japanese", "chinese", "korean", "taiwanese", "indian", "german", "french", "british",
-    "english", "american", "mexican", "canadian", "brazilian", "dutch", "italian", "spanish",
-    "russian", "ukrainian", "polish", "swiss", "swedish", "norwegian", "danish", "finnish",
-    "irish", "scottish", "australian", "turkish", "israeli", "iranian", "saudi", "european",
-    "african", "asian", "vietnamese", "indonesian", "thai", "filipino",
+    "japanese",
+    "chinese",
+    "korean",
+    "taiwanese",
+    "indian",
+    "german",
+    "french",
+    "british",
+    "english",
+    "american",
+    "mexican",
+    "canadian",
+    "brazilian",
+    "dutch",
+    "italian",
+    "spanish",
+    "russian",
+    "ukrainian",
+    "polish",
+    "swiss",
+    "swedish",
+    "norwegian",
+    "danish",
+    "finnish",
+    "irish",
+    "scottish",
+    "australian",
+    "turkish",
+    "israeli",
+    "iranian",
+    "saudi",
+    "european",
+    "african",
+    "asian",
+    "vietnamese",
+    "indonesian",
+    "thai",
+    "filipino",
 ];
 
 /// Whether a lower-case English word is a nationality adjective (see [`DEMONYMS`]).
@@ -662,7 +695,14 @@ mod tests {
 
     #[test]
     fn issue_numbers_and_year_labels_are_not_names() {
-        for label in ["No.2021", "Vol.12", "Ep.3", "FY2025", "CY2024", "No.2026-14"] {
+        for label in [
+            "No.2021",
+            "Vol.12",
+            "Ep.3",
+            "FY2025",
+            "CY2024",
+            "No.2026-14",
+        ] {
             assert!(issue_label(label), "{label}");
         }
         for name in ["Node.js", "Web3", "RTX4090", "GPT-5", "M4", "HBM4", "Go"] {

@@ -534,7 +534,11 @@ impl Analyzer {
         let last = lower.len() - 1;
         // (a version may be written with a "v": USB4 v2, Kubernetes v1.36.1)
         let version = |w: &str| {
-            number(w) || (w.len() >= 2 && w.starts_with('v') && number(&w[1..]) && w.as_bytes()[1].is_ascii_digit())
+            number(w)
+                || (w.len() >= 2
+                    && w.starts_with('v')
+                    && number(&w[1..])
+                    && w.as_bytes()[1].is_ascii_digit())
         };
         let versioned = version(&lower[last]) && capital(words[last - 1]);
         // So does a single capital letter after a capitalised word (ROG Ally X, Plan B).
@@ -605,8 +609,7 @@ impl Analyzer {
         }
         // Capitalised words make a name (GitHub Copilot, Veridian Semiconductor, 5G SA), unless
         // the first capital is only a sentence's or every word of the title has one.
-        let capital_or_digit =
-            |w: &str| capital(w) || w.starts_with(|c: char| c.is_ascii_digit());
+        let capital_or_digit = |w: &str| capital(w) || w.starts_with(|c: char| c.is_ascii_digit());
         let inner_capital = |w: &str| w.chars().skip(1).any(char::is_uppercase);
         // (outside Title Case, a second capital makes a name even where the first is the
         // sentence's: "Northwind Logistics reported …")
