@@ -252,13 +252,14 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors, set after the fourth round's one look at it (precision@3 0.753,
-/// Japanese 0.814, English 0.704; recall@3 0.586): issue 25's goal is precision@3 ≥ 0.68, each
-/// language ≥ 0.62, recall@3 ≥ 0.60. The precision floors are the goal, met; the recall floor
-/// just under what was reached (the goal is not met: raise it to 0.60 once it is).
+/// The held-out part's floors, set after the fifth round's one look at it (precision@3 0.765,
+/// Japanese 0.793, English 0.743; recall@3 0.586, Japanese 0.610, English 0.566): issue 25's
+/// goal is precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60. The precision floors are
+/// the goal, met; the recall floor just under what was reached (the goal is not met: raise it
+/// to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.57;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.58;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
