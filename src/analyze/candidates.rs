@@ -248,19 +248,26 @@ pub(super) fn fold_acronyms(cands: &mut FxHashMap<&str, Cand>) {
 
 /// Whether `letters` (an acronym) are the initials of `name`'s words, all of them or only the
 /// capitalised ones (Bank of Japan: BOJ or BJ), a hyphenated word giving one letter a part.
+/// (No allocation, and it stops at the first letter that differs: it runs for every acronym
+/// and name of an item.)
 fn abbreviates(letters: &str, name: &str) -> bool {
-    let words = || name.split([' ', '-']).filter(|w| !w.is_empty());
-    if words().count() < 2 {
-        return false;
-    }
-    let initials = |all: bool| -> String {
-        words()
-            .filter(|w| all || !w.starts_with(|c: char| c.is_ascii_lowercase()))
-            .filter_map(|w| w.chars().next())
-            .map(|c| c.to_ascii_uppercase())
-            .collect()
+    let l = letters.as_bytes();
+    let initials_are_letters = |all: bool| {
+        let (mut i, mut words) = (0, 0);
+        for w in name.split([' ', '-']).filter(|w| !w.is_empty()) {
+            words += 1;
+            let c = w.as_bytes()[0];
+            if !all && c.is_ascii_lowercase() {
+                continue;
+            }
+            if l.get(i) != Some(&c.to_ascii_uppercase()) {
+                return false;
+            }
+            i += 1;
+        }
+        words >= 2 && i == l.len()
     };
-    initials(true) == letters || initials(false) == letters
+    initials_are_letters(true) || initials_are_letters(false)
 }
 
 /// Whether a phrase is an acronym (two or more capitals, digits allowed: GIN, A16, NVMe) before

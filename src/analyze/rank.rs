@@ -9,6 +9,9 @@
 //! place.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashSet;
 
 use super::{Kind, Tok};
 
@@ -72,6 +75,20 @@ const ACTION_TAILS: &[&str] = &[
     "時",
     "中",
 ];
+
+/// A word list as a set, built once: the lists are looked up once per English word or Japanese
+/// compound, where a scan of fifty words would cost more than a hash.
+fn word_set(
+    cell: &'static OnceLock<FxHashSet<&'static str>>,
+    list: &'static [&'static str],
+) -> &'static FxHashSet<&'static str> {
+    cell.get_or_init(|| list.iter().copied().collect())
+}
+
+static ACTION_TAIL_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+static UNIT_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+static DEMONYM_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+static PERSON_TITLE_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
 
 /// Counters and period words that follow a number (4〜6月期, 3カ月): not words on their own.
 const COUNTERS: &[&str] = &[
@@ -158,7 +175,7 @@ const UNITS: &[&str] = &[
 
 /// Whether a lower-case Latin word is a unit of measure (see [`UNITS`]).
 pub(super) fn unit(lower: &str) -> bool {
-    UNITS.contains(&lower)
+    word_set(&UNIT_SET, UNITS).contains(lower)
 }
 
 /// Whether a Latin word is an amount with its unit glued on (120Hz, 80Gbps, 17B, 4KB).
@@ -280,12 +297,12 @@ const DEMONYMS: &[&str] = &[
 
 /// Whether a lower-case English word is a nationality adjective (see [`DEMONYMS`]).
 pub(super) fn demonym(lower: &str) -> bool {
-    DEMONYMS.contains(&lower)
+    word_set(&DEMONYM_SET, DEMONYMS).contains(lower)
 }
 
 /// Whether a lower-case English word is a person's title (see [`PERSON_TITLES`]).
 pub(super) fn person_title(lower: &str) -> bool {
-    PERSON_TITLES.contains(&lower)
+    word_set(&PERSON_TITLE_SET, PERSON_TITLES).contains(lower)
 }
 
 /// Small words that stand inside a multi-word name between capitalised words (Bank of England,
@@ -376,7 +393,7 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
         head.iter().any(|t| matches!(t.surface, "・" | "･"))
             || head.iter().filter(|t| t.proper).count() >= 2
     };
-    while e > s + 1 && JA_PERSON_TITLES.contains(&run[e - 1].surface) && full_name(&run[s..e - 1]) {
+    while e > s + 1 && full_name(&run[s..e - 1]) && JA_PERSON_TITLES.contains(&run[e - 1].surface) {
         e -= 1;
         while e > s + 1 && matches!(run[e - 1].surface, "前" | "元" | "現" | "新") {
             e -= 1;
@@ -385,7 +402,7 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     while e > s + 1 {
         let last = &run[e - 1];
         let head = &run[s..e - 1];
-        let trim = ACTION_TAILS.contains(&last.surface)
+        let trim = word_set(&ACTION_TAIL_SET, ACTION_TAILS).contains(last.surface)
             && units(head) >= 1
             && head
                 .iter()
