@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use matome::content::{Item, Snapshot};
-use matome::search::static_index::MonthShard;
+use matome::search::site_index::SearchMonth;
 use serde::{Deserialize, Serialize};
 
 use crate::support::{FeedSpec, Response, Site, TestServer};
@@ -133,7 +133,46 @@ struct Record {
     base_url: String,
     pages: BTreeMap<String, Page>,
     statics: Vec<String>,
-    search_months: BTreeMap<String, (u64, MonthShard)>,
+    search_months: BTreeMap<String, SearchMonth>,
+}
+
+/// A static search month as build records before version 7 kept it: its fingerprint beside the
+/// shard, the shard without its files' sums (`render::record`'s `MonthV6`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct MonthV6 {
+    month: String,
+    docs: usize,
+    files: Vec<String>,
+    bytes: u64,
+    buckets: usize,
+    chunk: usize,
+    days: Vec<(u32, u32)>,
+    version: String,
+    written: usize,
+    removed: usize,
+}
+
+/// This version's months as a record before version 7 kept them.
+fn months_v6(months: BTreeMap<String, SearchMonth>) -> BTreeMap<String, (u64, MonthV6)> {
+    months
+        .into_iter()
+        .map(|(name, m)| {
+            let s = m.shard;
+            let old = MonthV6 {
+                month: s.month,
+                docs: s.docs,
+                files: s.files,
+                bytes: s.bytes,
+                buckets: s.buckets,
+                chunk: s.chunk,
+                days: s.days,
+                version: s.version,
+                written: s.written,
+                removed: s.removed,
+            };
+            (name, (m.fp, old))
+        })
+        .collect()
 }
 
 /// A page's record (`render::record::PageRecord`).
@@ -179,9 +218,15 @@ fn a_crafted_build_record_deletes_nothing_outside_the_output() {
     }
     r.statics.push("../outside".into());
     // A month of the static search index that is gone: its folder would be removed.
-    let shard = r.search_months.values().next().unwrap().1.clone();
+    let shard = r.search_months.values().next().unwrap().clone();
     for month in ["../../victim", "../../content"] {
-        r.search_months.insert(month.into(), (1, shard.clone()));
+        r.search_months.insert(
+            month.into(),
+            SearchMonth {
+                fp: 1,
+                ..shard.clone()
+            },
+        );
     }
     // As the build writes it: the record, then its checksum.
     let crafted = matome::fsutil::seal(postcard::to_stdvec(&r).unwrap());
@@ -213,7 +258,7 @@ struct RecordV4 {
     base_url: String,
     pages: BTreeMap<String, u64>,
     statics: Vec<String>,
-    search_months: BTreeMap<String, (u64, MonthShard)>,
+    search_months: BTreeMap<String, (u64, MonthV6)>,
 }
 
 /// Version 5 of the build record (page sizes) made the record of an older build unreadable,
@@ -236,7 +281,7 @@ fn a_build_record_of_version_4_still_removes_the_pages_the_site_no_longer_has() 
             .map(|(p, page)| (p, page.fingerprint))
             .collect(),
         statics: r.statics,
-        search_months: r.search_months,
+        search_months: months_v6(r.search_months),
     };
     // A page the last (older) build wrote that this site no longer has.
     let gone = "keywords/gone/page/3/index.html";
@@ -278,7 +323,7 @@ struct RecordV5 {
     base_url: String,
     pages: BTreeMap<String, (u64, u64)>,
     statics: Vec<String>,
-    search_months: BTreeMap<String, (u64, MonthShard)>,
+    search_months: BTreeMap<String, (u64, MonthV6)>,
 }
 
 /// Version 6 made a page's record a struct: a record of version 5 is still read for what it says
@@ -290,7 +335,7 @@ fn a_build_record_of_version_5_is_read_for_what_it_says() {
     let records = site.files_under(".matome/build");
     let record = site.path(&records[0]);
     let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
-    assert_eq!(r.version, 6);
+    assert_eq!(r.version, 7);
     let mut old = RecordV5 {
         version: 5,
         base_url: r.base_url,
@@ -300,7 +345,7 @@ fn a_build_record_of_version_5_is_read_for_what_it_says() {
             .map(|(p, page)| (p, (page.fingerprint, page.size.unwrap())))
             .collect(),
         statics: r.statics,
-        search_months: r.search_months,
+        search_months: months_v6(r.search_months),
     };
     let gone = "keywords/gone/page/3/index.html";
     site.write(format!("public/{gone}"), "<html>stale</html>");
@@ -317,7 +362,7 @@ fn a_build_record_of_version_5_is_read_for_what_it_says() {
     assert_eq!(report.rendered, 0, "the sizes are known: {report:?}");
     assert_eq!(report.size, first.size);
     let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
-    assert_eq!(r.version, 6, "saved in this version again");
+    assert_eq!(r.version, 7, "saved in this version again");
 
     // A build with nothing to do saves an older record in this version too.
     old.pages.remove(gone);
@@ -326,7 +371,7 @@ fn a_build_record_of_version_5_is_read_for_what_it_says() {
     let report = matome::render::build(site.root(), &Default::default()).unwrap();
     assert_eq!((report.rendered, report.removed), (0, 0), "{report:?}");
     let r: Record = matome::fsutil::from_sealed(&std::fs::read(&record).unwrap()).unwrap();
-    assert_eq!(r.version, 6);
+    assert_eq!(r.version, 7);
 }
 
 /// `.matome/search/files.json` says which snapshot files the index holds; one out of step with
