@@ -265,10 +265,13 @@ fn stories_read_and_tap_well_at_phone_tablet_and_desktop_widths() {
         // A later row's "+N" lands on the story's first row, highlighted, its list open; the
         // list folds.
         b.navigate(&server.url("/repo/2021/07/20/0900/"));
-        // Clicked after the evaluation returns, so the navigation does not cut it off.
+        // Clicked after the evaluation returns, so the navigation does not cut it off; waited
+        // for until the new page has its target row (on a loaded machine the URL changes
+        // before the page is parsed).
         b.eval("setTimeout(() => document.querySelector('#item-1 a.story').click(), 0); true");
         b.wait_for(
-            "location.hash === '#item-1' && location.pathname.endsWith('/0800/')",
+            "location.hash === '#item-1' && location.pathname.endsWith('/0800/') \
+             && document.querySelector('tr:target') !== null",
             std::time::Duration::from_secs(10),
         );
         let v = b.eval(
