@@ -37,6 +37,10 @@ pub struct Facts {
     pub title_key: u64,
     /// Term hashes of the title's words and telling numbers, sorted, unique.
     pub title: Vec<u64>,
+    /// For each of [`Facts::title`]'s terms, the run of the title it stands in: the pieces the
+    /// analyser cut one Japanese compound into (中小 + 企業 + 向け) share a run, every other
+    /// term has its own. Two titles sharing one compound share one thing, not three.
+    pub title_runs: Vec<u32>,
     /// Term hashes of the title's compounds and names and the item's 頻出ワード that are not
     /// among its words, sorted, unique: they weigh like title words in the similarity but are
     /// not counted again as shared words (a compound repeats its parts).
@@ -88,18 +92,29 @@ impl Facts {
         let prepared = prepare(&item.title);
         let stripped = strip_outlet_labels(&prepared);
         let lower = stripped.to_lowercase();
-        let mut title = Vec::new();
+        let mut title: Vec<(u64, u32)> = Vec::new();
         let mut latin = Vec::new();
-        for w in words(a, stripped) {
+        let runs = title_words(a, stripped);
+        let mut next_run = runs.last().map_or(0, |w| w.1 + 1);
+        for (w, run) in runs {
             let h = hash(&w);
             // one letter is not a name (the G of a group's name, a grade)
             if w.len() > 1 && w.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 latin.push(h);
             }
-            title.push(h);
+            title.push((h, run));
         }
+        let mut own_run = |h: u64| {
+            next_run += 1;
+            (h, next_run)
+        };
         let numbers = numbers::numbers(&lower);
-        title.extend(numbers.iter().filter(|n| n.telling()).map(|n| n.term()));
+        title.extend(
+            numbers
+                .iter()
+                .filter(|n| n.telling())
+                .map(|n| own_run(n.term())),
+        );
         // an organisation's one term in place of the alias the title wrote
         let alias_words = ALIAS_WORDS.get_or_init(|| {
             super::names::aliases()
@@ -109,11 +124,13 @@ impl Facts {
         let names = super::names::find(&lower, |alias| {
             alias_words.get(alias).cloned().unwrap_or_default()
         });
-        title.retain(|h| !names.aliases.contains(h));
-        title.extend(&names.terms);
+        title.retain(|(h, _)| !names.aliases.contains(h));
+        title.extend(names.terms.iter().map(|&h| own_run(h)));
         latin.extend(&names.terms);
         latin.extend(&names.parents);
-        sort_unique(&mut title);
+        title.sort_unstable();
+        title.dedup_by_key(|t| t.0);
+        let (title, title_runs): (Vec<u64>, Vec<u32>) = title.into_iter().unzip();
         let mut extra: Vec<u64> = a.terms(stripped).iter().map(|t| hash(&t.key)).collect();
         for k in &item.keywords {
             let k = prepare(k).to_lowercase();
@@ -135,6 +152,7 @@ impl Facts {
             link: super::link::normalise(&item.link).map(|l| crate::hash::fnv1a(l.as_bytes())),
             title_key: title_key(&prepared),
             title,
+            title_runs,
             extra,
             lead,
             latin,
@@ -194,17 +212,77 @@ fn lead_terms(a: &Analyzer, text: &str, title: &[u64], extra: &[u64]) -> Vec<u64
     out
 }
 
+/// Words a Japanese title writes right after a number as part of an amount — currencies and
+/// the large units — and the suffix 向け: 3300円 and 1兆円 are amounts (read as numbers),
+/// 中小企業向け is 中小企業. As words of their own they would be shared by any two titles with
+/// amounts in yen.
+const ATTACHED: &[&str] = &["円", "ドル", "兆", "億", "万", "向け"];
+
+/// Counters and suffixes that end what they are written after: 3日ぶり反発 is a count and a
+/// move, not one compound.
+const BREAKS: &[&str] = &[
+    "日", "年", "月", "週", "時間", "分", "件", "人", "社", "倍", "割", "回", "期", "ぶり", "連続",
+];
+
+/// The title's words ([`words`]) with the run each stands in: Japanese words written
+/// together (no space, symbol or particle between them: one compound as the analyser cut it)
+/// share a run; a Latin word, a word after a gap, a counter ([`BREAKS`]) and the word after
+/// one start a run. A currency or suffix ([`ATTACHED`]) written right after another token is
+/// no word of its own.
+fn title_words(a: &Analyzer, prepared: &str) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    let mut run = 0;
+    // where the last word ended, and whether a run may go on after it
+    let mut prev: Option<(usize, bool)> = None;
+    for w in word_spans(a, prepared) {
+        if w.attached && ATTACHED.contains(&w.text.as_str()) {
+            continue;
+        }
+        let ja = w.text.chars().all(japanese);
+        let breaks = BREAKS.contains(&w.text.as_str());
+        let joined = !breaks && prev.is_some_and(|(end, open)| end == w.start && open && ja);
+        if !joined && prev.is_some() {
+            run += 1;
+        }
+        prev = Some((w.end, ja && !breaks));
+        out.push((w.text, run));
+    }
+    out
+}
+
 /// The words of prepared text worth comparing ([`useful`]), a run of katakana words written
 /// together taken as one (the analyser splits an unknown name: ハルカゼ is ハル + カゼ, and one
 /// name must count once).
 fn words(a: &Analyzer, prepared: &str) -> Vec<String> {
+    word_spans(a, prepared)
+        .into_iter()
+        .map(|w| w.text)
+        .collect()
+}
+
+/// A word of [`words`] and where it stands.
+struct Span {
+    text: String,
+    /// Its byte range in the prepared text.
+    start: usize,
+    end: usize,
+    /// Written right after the token before it, skipped or not (a counter after its number).
+    attached: bool,
+}
+
+/// [`words`] with their places.
+fn word_spans(a: &Analyzer, prepared: &str) -> Vec<Span> {
     let katakana = |s: &str| s.chars().all(|c| matches!(c, '\u{30a0}'..='\u{30ff}'));
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<Span> = Vec::new();
     let mut run_end = None;
+    let mut token_end = None;
     for t in a.search_tokens(prepared) {
+        let attached = token_end == Some(t.start);
+        token_end = Some(t.end);
         if run_end == Some(t.start) && katakana(&t.text) {
             if let Some(last) = out.last_mut() {
-                last.push_str(&t.text);
+                last.text.push_str(&t.text);
+                last.end = t.end;
             }
             run_end = Some(t.end);
             continue;
@@ -216,7 +294,12 @@ fn words(a: &Analyzer, prepared: &str) -> Vec<String> {
         if katakana(&t.text) {
             run_end = Some(t.end);
         }
-        out.push(t.text);
+        out.push(Span {
+            text: t.text,
+            start: t.start,
+            end: t.end,
+            attached,
+        });
     }
     out
 }
@@ -332,6 +415,33 @@ mod tests {
         let w = words(a, &prepare("ハルカゼ住宅、平屋住宅を発売"));
         assert!(w.contains(&"ハルカゼ".to_string()), "{w:?}");
         assert!(!w.contains(&"カゼ".to_string()), "{w:?}");
+    }
+
+    #[test]
+    fn the_pieces_of_one_compound_share_a_run_and_counters_end_one() {
+        let a = Analyzer::get();
+        let w = title_words(
+            a,
+            &prepare("大手銀行、中小企業向け脱炭素融資に専用枠　総額1兆円"),
+        );
+        let run = |word: &str| w.iter().find(|x| x.0 == word).map(|x| x.1);
+        assert_eq!(run("中小"), run("企業"), "{w:?}");
+        assert_ne!(
+            run("企業"),
+            run("脱"),
+            "向け ends what it is written after: {w:?}"
+        );
+        assert_eq!(run("脱"), run("融資"), "{w:?}");
+        assert_ne!(run("融資"), run("専用"), "a particle between: {w:?}");
+        assert!(
+            run("向け").is_none() && run("円").is_none() && run("兆").is_none(),
+            "{w:?}"
+        );
+        let w = title_words(a, &prepare("日経平均、3日ぶり反発　米CPI控え"));
+        let run = |word: &str| w.iter().find(|x| x.0 == word).map(|x| x.1);
+        assert_ne!(run("日"), run("ぶり"), "{w:?}");
+        assert_ne!(run("ぶり"), run("反発"), "{w:?}");
+        assert_ne!(run("米"), run("cpi"), "a Latin word is its own run: {w:?}");
     }
 
     #[test]

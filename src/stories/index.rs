@@ -215,8 +215,12 @@ impl StoryIndex {
             .map(|mut c| {
                 let e = self.entry(c.slot);
                 c.same_title = e.facts.title_key == facts.title_key;
-                // the cosine under one idf, today's, for the items it may decide (the norm kept
-                // is that of when the item came, with the window it had then)
+                // the pieces of one compound both titles write are one shared thing
+                c.title_runs = if c.title_shared >= 2 {
+                    score::shared_runs(facts, &e.facts)
+                } else {
+                    c.title_shared
+                };
                 let theirs = if c.title_shared >= 2 || c.same_title {
                     score::norm_of(&e.facts, |t| self.idf(t))
                 } else {

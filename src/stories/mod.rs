@@ -52,7 +52,7 @@ use crate::content::Item;
 /// The method's version: bump it when what decides a story changes (facts, scores, vetoes,
 /// the index), so a saved window ([`window`]) of the old method is rebuilt, not believed.
 /// `matome analyze --all` then recomputes the archive's stories with the new one.
-pub const METHOD: u32 = 3;
+pub const METHOD: u32 = 4;
 
 /// The method's knobs. [`Settings::default`] is what the quality test measures.
 #[derive(Clone, Debug, PartialEq)]

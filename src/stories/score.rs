@@ -22,6 +22,9 @@ pub struct Candidate {
     /// Terms both titles have, and the sum of their idf relative to a term of one item
     /// (1.0 each for terms no other item of the window has).
     pub title_shared: u32,
+    /// The things both titles have: [`Candidate::title_shared`] with the pieces of one
+    /// compound counted once ([`shared_runs`]).
+    pub title_runs: u32,
     pub title_idf: f64,
     /// Hours between the two items.
     pub hours: f64,
@@ -36,6 +39,7 @@ impl Candidate {
             dot: 0.0,
             cosine: 0.0,
             title_shared: 0,
+            title_runs: 0,
             title_idf: 0.0,
             hours: 0.0,
             same_title: false,
@@ -95,6 +99,31 @@ pub fn norm_of(facts: &Facts, idf: impl Fn(u64) -> f64) -> f64 {
     let squares = |terms: &[u64], w: f64| terms.iter().map(|&t| (idf(t) * w).powi(2)).sum::<f64>();
     (squares(&facts.title, 1.0) + squares(&facts.extra, 1.0) + squares(&facts.lead, LEAD_WEIGHT))
         .sqrt()
+}
+
+/// How many things two titles share: their shared title terms, the pieces of one run in both
+/// ([`Facts::title_runs`]) counting one less than they are (中小 + 企業 of 中小企業 one thing,
+/// 好 + 決算 + 銘柄 two).
+pub fn shared_runs(a: &Facts, b: &Facts) -> u32 {
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.title.len() && j < b.title.len() {
+        match a.title[i].cmp(&b.title[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                pairs.push((a.title_runs[i], b.title_runs[j]));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    pairs.sort_unstable();
+    let mut things = 0;
+    for run in pairs.chunk_by(|x, y| x == y) {
+        things += (run.len() as u32 - 1).max(1);
+    }
+    things
 }
 
 /// Whether the two items cannot be one event whatever else they share: their titles' numbers
@@ -157,7 +186,8 @@ pub fn join_score(new: &Facts, old: &Facts, c: &Candidate, s: &Settings) -> Opti
             return (c.cosine >= s.same_site_threshold + s.decay * late).then_some(c.cosine);
         }
         let words = c.cosine >= s.threshold + s.decay * late;
-        let names = c.title_idf >= s.rare_shared * (1.0 + late);
+        // rare words alone join only two things shared, not the pieces of one compound
+        let names = c.title_runs >= 2 && c.title_idf >= s.rare_shared * (1.0 + late);
         // two reports of one market's move of the day agree on its amount (terse headlines
         // that share little else: 187円安 and 終値は187円安)
         let market = new.events & old.events & events::MARKET != 0

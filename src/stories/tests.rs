@@ -618,3 +618,60 @@ fn recompute_is_the_incremental_assignment() {
         .collect();
     assert_eq!(recompute(&batch, &Settings::default()), stories(&items));
 }
+
+/// The demo archive's first hours: a cloud PC for small firms and a bank's loans for small
+/// firms share the one compound 中小企業向け (cut into 中小 + 企業 + 向け) and an amount in yen,
+/// and in a window of a few dozen items every word is rare; they are two events.
+#[test]
+fn two_titles_sharing_only_one_compound_and_a_currency_stay_apart() {
+    let with_text = |mut i: Item, text: &str| {
+        i.text = text.into();
+        i
+    };
+    let mut items = vec![
+        with_text(
+            item(
+                "ITニュース総合",
+                "[クラウド] 中小企業向けクラウドPC、月額3300円から　初期設定は最短10分",
+                "https://it.example/news042.html",
+                0,
+            ),
+            "クラウド事業者のネクサスクラウドは7月20日、従業員50人以下の中小企業を対象にしたクラウドPCサービス“DeskLine”を8月から提供すると発表した。料金は1ユーザー当たり月額3,300円（税込）からで、初期設定は最短10分で完了するという。",
+        ),
+        item(
+            "ITニュース総合",
+            "政府、半導体の国内生産拠点整備に追加支援　先端ロジック工場の誘致へ",
+            "https://it.example/news023.html",
+            0,
+        ),
+        with_text(
+            item(
+                "セキュリティ速報",
+                "ランサムウェア被害、上半期は1.5倍に　VPN機器の脆弱性狙う",
+                "https://sec.example/1",
+                1,
+            ),
+            "2021年上半期に報告されたランサムウェアの被害は前年同期の約1.5倍に増えた。修正プログラムを適用していなかった中小企業の被害が目立つ。",
+        ),
+        item(
+            "マネー&マーケット",
+            "日銀、気候変動対応の資金供給で初回オペ",
+            "https://mm.example/0005",
+            1,
+        ),
+        with_text(
+            item(
+                "マネー&マーケット",
+                "大手銀行、中小企業向け脱炭素融資に専用枠　総額1兆円",
+                "https://mm.example/0006",
+                2,
+            ),
+            "大手銀行グループは、中小企業の脱炭素に向けた設備投資を支援する総額1兆円の融資枠を設けると発表した。省エネ設備の導入や再生可能エネルギーへの切り替えを計画する企業に、通常より低い金利で資金を貸し出す。",
+        ),
+    ];
+    // the demo's items carry their 頻出ワード, as fetch writes them
+    items[0].keywords = vec!["初期設定".into(), "クラウドPC".into(), "中小企業".into()];
+    items[4].keywords = vec!["大手銀行".into(), "脱炭素融資".into(), "中小企業".into()];
+    let s = stories(&items);
+    assert_ne!(s[0], s[4], "{s:?}");
+}

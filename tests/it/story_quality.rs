@@ -266,7 +266,9 @@ fn tuning_part(part: Part, precision: f64, recall: f64) {
 // Each tuning part's floors are just under what the method reaches on it after the fifth round
 // (names, kinds of event, amounts, magnitudes, markets); before it, with the method of the
 // fourth round, the parts reached 1.000/0.807, 0.941/0.800, 0.941/0.757 and 0.831/0.585
-// (precision over all pairs / recall over same-language pairs).
+// (precision over all pairs / recall over same-language pairs). METHOD 4 (one compound's
+// pieces are one shared thing for the rarity criterion) moved part 2 from 0.942 to 0.956 and
+// no other figure; with the keywords of ANALYZER_VERSION 7, part 4 reads 0.944/0.643.
 
 #[test]
 fn story_quality_development_part() {
@@ -276,8 +278,8 @@ fn story_quality_development_part() {
 
 #[test]
 fn story_quality_tuning_part_2() {
-    // 0.942 and 0.817
-    tuning_part(Part::HeldOut, 0.93, 0.80);
+    // 0.956 and 0.817
+    tuning_part(Part::HeldOut, 0.94, 0.80);
 }
 
 #[test]
@@ -288,7 +290,7 @@ fn story_quality_tuning_part_3() {
 
 #[test]
 fn story_quality_tuning_part_4() {
-    // 0.952 and 0.650
+    // 0.944 and 0.643
     tuning_part(Part::HeldOut3, 0.94, 0.64);
 }
 
