@@ -4,7 +4,8 @@
 //! clipped, every story link is visible, at least 24 px tall and not covered, a later row's link
 //! lands on the story's first row (highlighted), the list folds, and each row's 頻出ワード are its
 //! own. With `MATOME_SHOTS=DIR` the pages are also saved as screenshots
-//! (`DIR/stories-{digest,day,home}-{width}.png`; the README's are in docs/).
+//! (`DIR/stories-{digest,day,home}-{width}.png`; the README's, in docs/, are the demo site's, by
+//! `scripts/screenshot`).
 
 use base64::Engine as _;
 use matome::content::Item;
