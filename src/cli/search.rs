@@ -98,6 +98,22 @@ fn options(args: SearchArgs, tz: chrono_tz::Tz) -> Result<SearchOptions> {
     })
 }
 
+/// What a hit's story adds: the other sites that reported it (each once, not the hit's own;
+/// those of its members listed), or for a story of one site how many more items it has.
+fn more_sources(h: &Hit) -> String {
+    let n = h.more_sources();
+    if h.story_sites <= 1 {
+        return format!("+{n} more from {}", h.site);
+    }
+    let mut sites: Vec<&str> = Vec::new();
+    for o in &h.others {
+        if o.site != h.site && !sites.contains(&o.site.as_str()) {
+            sites.push(&o.site);
+        }
+    }
+    format!("+{n} sources: {}", sites.join(", "))
+}
+
 /// The hits for a reader: date, category and site, title, snippet (matches highlighted on a
 /// terminal, bracketed otherwise), link and digest page, then the count.
 fn print_hits(out: &mut impl Write, hits: &[Hit]) -> Result<()> {
@@ -116,9 +132,7 @@ fn print_hits(out: &mut impl Write, hits: &[Hit]) -> Result<()> {
         writeln!(out, "{date}  {} / {}", h.category, h.site)?;
         writeln!(out, "  {}", h.title)?;
         if h.more_sources() > 0 {
-            let mut sites: Vec<&str> = h.others.iter().map(|o| o.site.as_str()).collect();
-            sites.dedup();
-            writeln!(out, "  +{} sources: {}", h.more_sources(), sites.join(", "))?;
+            writeln!(out, "  {}", more_sources(h))?;
         }
         if !h.snippet.is_empty() {
             writeln!(
@@ -135,4 +149,48 @@ fn print_hits(out: &mut impl Write, hits: &[Hit]) -> Result<()> {
     }
     writeln!(out, "{} hit(s)", hits.len())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::index::Member;
+
+    fn hit(site: &str, others: &[&str], story_sites: usize) -> Hit {
+        Hit {
+            title: "t".into(),
+            link: String::new(),
+            site: site.into(),
+            category: "IT".into(),
+            published: "2021-07-21T12:00:00+09:00".into(),
+            keywords: vec![],
+            summary: String::new(),
+            url: String::new(),
+            score: 0.0,
+            snippet: String::new(),
+            story: "s".into(),
+            story_items: others.len() + 1,
+            story_sites,
+            others: others
+                .iter()
+                .map(|s| Member {
+                    site: (*s).into(),
+                    title: "o".into(),
+                    link: String::new(),
+                    url: String::new(),
+                    published: String::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_other_sources_line_names_each_other_site_once_and_never_the_hits_own() {
+        // the demo's breach story: the newest item's site also carried the first report's copy
+        let h = hit("ビジネスIT", &["ITニュース", "ビジネスIT", "みなと新聞"], 3);
+        assert_eq!(more_sources(&h), "+2 sources: ITニュース, みなと新聞");
+        let h = hit("a", &["b", "c", "b"], 3);
+        assert_eq!(more_sources(&h), "+2 sources: b, c");
+        assert_eq!(more_sources(&hit("a", &["a", "a"], 1)), "+2 more from a");
+    }
 }
