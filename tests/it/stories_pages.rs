@@ -138,13 +138,19 @@ fn three_sites_in_one_story_show_on_rows_day_home_and_feed() {
         top.contains("いま話題のニュース") && top.contains("3サイト"),
         "{top}"
     );
-    // Both link the story feed.
+    // Both link the story feed; the home page's top stories also show a reader the link.
     for page in [&day, &home] {
         assert!(
             page.contains("— 多くのサイトが報じた話題\" href=\"/stories/atom.xml\">"),
             "the story feed is linked"
         );
     }
+    assert!(
+        top.contains("<a href=\"/stories/atom.xml\">Atom フィード: 多くのサイトが報じた話題</a>"),
+        "a visible link to the story feed: {top}"
+    );
+    let day_top = stories_section(&day).unwrap();
+    assert!(!day_top.contains("stories/atom.xml"), "{day_top}");
     // The feed: one entry, entered when its third site (feed_min_sites = 3) reported it.
     let path = site.path("public/stories/atom.xml");
     let parsed = crate::feeds::parse_with_feedparser(std::slice::from_ref(&path));
