@@ -108,7 +108,9 @@ fn merges(sizes: &[u32]) -> Vec<Vec<u32>> {
 fn an_hourly_commit_never_merges_a_full_rebuilds_segments() {
     // A year rebuilt (nine segments of 28,000–45,000 documents), a third-level segment and
     // seven hours: nothing to merge (tantivy's default merged the nine, every hour).
-    let mut year = vec![45_240, 44_765, 44_489, 44_417, 44_305, 44_300, 43_978, 43_889, 28_561];
+    let mut year = vec![
+        45_240, 44_765, 44_489, 44_417, 44_305, 44_300, 43_978, 43_889, 28_561,
+    ];
     year.push(23_040);
     year.extend([45, 44, 44, 42, 40, 40, 39]);
     assert!(merges(&year).is_empty(), "{:?}", merges(&year));
@@ -118,5 +120,8 @@ fn an_hourly_commit_never_merges_a_full_rebuilds_segments() {
     // Eight merged hours merge in turn, apart from the hours after them.
     let mut levels = vec![360, 350, 362, 340, 355, 371, 349, 366, 45, 44];
     levels.extend([45_240; 9]);
-    assert_eq!(merges(&levels), [vec![371, 366, 362, 360, 355, 350, 349, 340]]);
+    assert_eq!(
+        merges(&levels),
+        [vec![371, 366, 362, 360, 355, 350, 349, 340]]
+    );
 }
