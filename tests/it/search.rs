@@ -300,3 +300,40 @@ fn the_index_follows_content_one_file_at_a_time() {
     assert!(out.stdout.contains("(rebuilt)"), "{}", out.stdout);
     assert_eq!(ids(&site, &["量子"]), ["chip"]);
 }
+
+/// The segments of the site's tantivy index, by its meta.json.
+fn segments(site: &Site) -> usize {
+    let meta = std::fs::read_to_string(site.path(".matome/search/tantivy/meta.json")).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    meta["segments"].as_array().unwrap().len()
+}
+
+#[test]
+fn hourly_builds_merge_their_small_segments_and_keep_the_merge() {
+    // Each build commits one segment; the eighth small one starts a merge that the build waits
+    // for (a writer dropped with it running abandoned it, and segments piled up by the hour).
+    let site = fixture();
+    site.matome(&["build"]).assert_success();
+    let hours = 12;
+    for h in 0..hours {
+        write(
+            &site,
+            &format!("2021-07-23T{h:02}:00:00+09:00"),
+            vec![item(
+                &format!("hour{h}"),
+                "IT",
+                "ITニュース総合",
+                &format!("量子計算機の研究{h}"),
+                "研究所は量子計算機の試作を公開した。",
+                &format!("2021-07-23T{h:02}:00:00+09:00"),
+            )],
+        );
+        site.matome(&["build"]).assert_success();
+    }
+    // Without the merges, one segment per build and more; with them, never eight small ones.
+    let n = segments(&site);
+    assert!(n < 8, "{n} segments after {hours} hourly builds");
+    let found = sorted(ids(&site, &["量子"]));
+    let want = sorted((0..hours).map(|h| format!("hour{h}")).collect());
+    assert_eq!(found, want);
+}

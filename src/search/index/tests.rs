@@ -80,3 +80,48 @@ fn until_a_day_ends_at_the_next_local_midnight_on_dst_change_days() {
     );
     assert!(parse_until("July 20", ny).is_err());
 }
+
+/// The segment counts a merge policy would merge together, largest first.
+fn merges(sizes: &[u32]) -> Vec<Vec<u32>> {
+    use tantivy::merge_policy::MergePolicy;
+    let (schema, _) = schema();
+    let index = tantivy::Index::create_in_ram(schema);
+    let metas: Vec<tantivy::index::SegmentMeta> = sizes
+        .iter()
+        .map(|&n| index.new_segment_meta(tantivy::index::SegmentId::generate_random(), n))
+        .collect();
+    let size = |id| metas.iter().find(|m| m.id() == id).unwrap().max_doc();
+    let mut out: Vec<Vec<u32>> = merge_policy()
+        .compute_merge_candidates(&metas)
+        .into_iter()
+        .map(|c| {
+            let mut v: Vec<u32> = c.0.into_iter().map(size).collect();
+            v.sort_unstable_by(|a, b| b.cmp(a));
+            v
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn an_hourly_commit_never_merges_a_full_rebuilds_segments() {
+    // A year rebuilt (nine segments of 28,000–45,000 documents), a third-level segment and
+    // seven hours: nothing to merge (tantivy's default merged the nine, every hour).
+    let mut year = vec![
+        45_240, 44_765, 44_489, 44_417, 44_305, 44_300, 43_978, 43_889, 28_561,
+    ];
+    year.push(23_040);
+    year.extend([45, 44, 44, 42, 40, 40, 39]);
+    assert!(merges(&year).is_empty(), "{:?}", merges(&year));
+    // The eighth hour merges the hours, and only them.
+    year.push(37);
+    assert_eq!(merges(&year), [vec![45, 44, 44, 42, 40, 40, 39, 37]]);
+    // Eight merged hours merge in turn, apart from the hours after them.
+    let mut levels = vec![360, 350, 362, 340, 355, 371, 349, 366, 45, 44];
+    levels.extend([45_240; 9]);
+    assert_eq!(
+        merges(&levels),
+        [vec![371, 366, 362, 360, 355, 350, 349, 340]]
+    );
+}
