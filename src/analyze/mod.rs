@@ -38,7 +38,7 @@ use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 7;
+pub const ANALYZER_VERSION: u32 = 8;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -169,7 +169,15 @@ impl Analyzer {
             *c.displays.entry(t.display()).or_default() += 1;
         }
         // What the site repeats in most of its items is its label, not this item's keyword.
-        cands.retain(|k, _| !df.is_site_label(&item.site, k));
+        // (so is its label with a number after it: "CVSS 9.8", "Issue 212")
+        cands.retain(|k, _| {
+            !df.is_site_label(&item.site, k)
+                && !k.split_once(' ').is_some_and(|(head, rest)| {
+                    rest.split(' ')
+                        .all(|w| w.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+                        && df.is_site_label(&item.site, head)
+                })
+        });
         candidates::mark_names_and_terms(&mut cands, df, analysed.title_case);
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);

@@ -358,11 +358,18 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
             Kind::Suffix => s += 1,
             // A number before a Latin word (5G) or a katakana number starting a katakana word
             // (ゼロトラスト) is part of the word.
+            // So is one kanji numeral starting the run before a noun that counts nothing
+            // (二段階認証, 二酸化炭素: IPADIC splits 二 off).
             Kind::Number
                 if !(s + 1 < e
                     && (run[s + 1].kind == Kind::Latin
                         || (t.surface.chars().all(is_katakana)
-                            && run[s + 1].surface.chars().all(is_katakana)))) =>
+                            && run[s + 1].surface.chars().all(is_katakana))
+                        || (s == 0
+                            && t.surface.chars().count() == 1
+                            && t.surface.chars().all(|c| "二三四五六七八九".contains(c))
+                            && run[s + 1].kind == Kind::Noun
+                            && !COUNTERS.contains(&run[s + 1].surface)))) =>
             {
                 after_number = true;
                 s += 1
@@ -420,14 +427,32 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     (s, e)
 }
 
-/// Whether the token at `at` is a middle dot between two katakana words (ジョン・スミス): a
-/// name's, so the compound goes on through it.
+/// Whether the token at `at` is a middle dot (or a hyphen) inside one name, so the compound goes
+/// on through it: between two katakana words (ジョン・スミス, セブン‐イレブン), or before a
+/// compound of two words or more that the word before it belongs to (大阪・関西万博,
+/// 水産研究・教育機構, 電気・ガス料金). A dot before a single word is a list's (福井・鯖江の,
+/// 富士通・エヌビディアが), and so is any dot of three or more parts (A・B・C).
 pub(super) fn middle_dot_joins(toks: &[Tok], at: usize) -> bool {
     let katakana = |t: &Tok| t.kind == Kind::Noun && t.surface.chars().all(is_katakana);
-    at > 0
-        && matches!(toks.get(at).map(|t| t.surface), Some("・" | "･"))
-        && katakana(&toks[at - 1])
-        && toks.get(at + 1).is_some_and(katakana)
+    let dot = |t: &Tok| matches!(t.surface, "・" | "･");
+    let Some(sep) = toks.get(at) else {
+        return false;
+    };
+    if at == 0 || !(dot(sep) || matches!(sep.surface, "‐" | "-")) {
+        return false;
+    }
+    if katakana(&toks[at - 1]) && toks.get(at + 1).is_some_and(katakana) {
+        return true;
+    }
+    let noun = |t: &Tok| matches!(t.kind, Kind::Noun | Kind::Suffix);
+    let before = toks[..at].iter().rev().take_while(|t| noun(t)).count();
+    let after = toks[at + 1..].iter().take_while(|t| noun(t)).count();
+    dot(sep)
+        && toks[at - 1].kind == Kind::Noun
+        && toks[at + 1].kind == Kind::Noun
+        && units(&toks[at + 1..at + 1 + after]) >= 2
+        && (at == before || !dot(&toks[at - before - 1]))
+        && toks.get(at + 1 + after).is_none_or(|t| !dot(t))
 }
 
 /// A name written in hiragana before a noun at the start of a line (みずなみ銀行、…,

@@ -11,11 +11,14 @@
 //!   - `tests/quality/keywords-heldout3.toml` (163 items, 90 English), labelled blind during the
 //!     fourth round and held out through it (looked at once, aggregates only), a tuning part
 //!     from the fifth round on;
-//! - `tests/quality/keywords-heldout4.toml`, the **held-out part** (163 items, 92 English),
-//!   labelled blind during the fifth round by someone who had not run matome on it, and never
-//!   looked at while tuning: only its aggregate figures are printed (precision@3 and recall@3,
-//!   overall and per language), never an item, a title or a miss, and the floors of the goal
-//!   are set on it.
+//!   - `tests/quality/keywords-heldout4.toml` (163 items, 92 English), labelled blind during the
+//!     fifth round and held out through it (looked at once, aggregates only), a tuning part from
+//!     the sixth round on;
+//! - `tests/quality/keywords-heldout5.toml`, the **held-out part** (130 items, 70 English from
+//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the sixth round's rules by
+//!   four labellers who had not run matome on it, and never looked at while tuning: only its
+//!   aggregate figures are printed (precision@3 and recall@3, overall and per language), never
+//!   an item, a title or a miss, and the floors of the goal are set on it.
 //!
 //! Precision@3 is the share of shown keywords that are gold or acceptable; recall@3 the share of
 //! the gold tags a top 3 can show (at most 3 an item, "capped recall": a reader who tagged four
@@ -59,12 +62,20 @@ enum Part {
     Tuning3,
     /// The third held-out part, a tuning part from issue 25's fifth round on.
     Tuning4,
+    /// The fourth held-out part, a tuning part from issue 25's sixth round on.
+    Tuning5,
     /// The held-out part (only its aggregates are ever printed).
-    HeldOut4,
+    HeldOut5,
 }
 
 /// The tuning parts, in the order they were labelled.
-const TUNING_PARTS: [Part; 4] = [Part::Tuning, Part::Tuning2, Part::Tuning3, Part::Tuning4];
+const TUNING_PARTS: [Part; 5] = [
+    Part::Tuning,
+    Part::Tuning2,
+    Part::Tuning3,
+    Part::Tuning4,
+    Part::Tuning5,
+];
 
 impl Part {
     fn path(self) -> &'static str {
@@ -82,9 +93,13 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout3.toml"
             ),
-            Part::HeldOut4 => concat!(
+            Part::Tuning5 => concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout4.toml"
+            ),
+            Part::HeldOut5 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout5.toml"
             ),
         }
     }
@@ -95,7 +110,8 @@ impl Part {
             Part::Tuning2 => "tuning part 2 (held out to round 3)",
             Part::Tuning3 => "tuning part 3 (held out to round 3)",
             Part::Tuning4 => "tuning part 4 (held out in round 4)",
-            Part::HeldOut4 => "held-out part 4",
+            Part::Tuning5 => "tuning part 5 (held out in round 5)",
+            Part::HeldOut5 => "held-out part 5",
         }
     }
 
@@ -207,10 +223,11 @@ fn evaluate(part: Part) -> (Vec<(&'static str, Score)>, Vec<Miss>) {
             }
             if verbose {
                 println!(
-                    "{hits}/{} {:?} gold {:?} — {}",
+                    "{hits}/{} {:?} gold {:?} acceptable {:?} — {}",
                     p.len(),
                     predicted,
                     g.keywords,
+                    g.acceptable,
                     item.title
                 );
             }
@@ -252,14 +269,14 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors, set after the fifth round's one look at it (precision@3 0.765,
-/// Japanese 0.793, English 0.743; recall@3 0.586, Japanese 0.610, English 0.566): issue 25's
-/// goal is precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60. The precision floors are
-/// the goal, met; the recall floor just under what was reached (the goal is not met: raise it
-/// to 0.60 once it is).
+/// The held-out part's floors, set after the sixth round's one look at it (precision@3 0.738,
+/// Japanese 0.783, English 0.699; recall@3 0.551, Japanese 0.601, English 0.507; main's
+/// analyser before the round read 0.733 and 0.548): issue 25's goal is precision@3 ≥ 0.68,
+/// each language ≥ 0.62, recall@3 ≥ 0.60. The precision floors are the goal, met; the recall
+/// floor just under what was reached (the goal is not met: raise it to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.58;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.54;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
@@ -267,13 +284,17 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.58;
 /// - part 2: 0.781 (Japanese 0.820, English 0.744), recall@3 0.628;
 /// - part 3: 0.797 (Japanese 0.840, English 0.754), recall@3 0.635;
 /// - part 4 (held out in round 4): 0.797 (Japanese 0.854, English 0.751), recall@3 0.631.
+///
+/// At the sixth round:
+/// - part 5 (held out in round 5): 0.769 (Japanese 0.803, English 0.743), recall@3 0.590.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.76, 0.73, 0.66),
         Part::Tuning2 => (0.76, 0.73, 0.61),
         Part::Tuning3 => (0.78, 0.74, 0.62),
         Part::Tuning4 => (0.78, 0.74, 0.62),
-        Part::HeldOut4 => (
+        Part::Tuning5 => (0.75, 0.73, 0.58),
+        Part::HeldOut5 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
             HELD_OUT_RECALL_FLOOR,
@@ -345,7 +366,12 @@ fn keyword_precision_and_recall_at_3_on_tuning_part_4() {
     tuning_part(Part::Tuning4);
 }
 
-/// The four tuning parts together (662 items; each part ranked against its own frequencies).
+#[test]
+fn keyword_precision_and_recall_at_3_on_tuning_part_5() {
+    tuning_part(Part::Tuning5);
+}
+
+/// The five tuning parts together (825 items; each part ranked against its own frequencies).
 #[test]
 fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
     let mut total: Vec<(&'static str, Score)> = ["all", "Japanese", "English"]
@@ -380,10 +406,10 @@ fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
 /// The held-out part: only its aggregate figures are printed, and the floors hold.
 #[test]
 fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
-    let (held_out, none) = evaluate(Part::HeldOut4);
+    let (held_out, none) = evaluate(Part::HeldOut5);
     assert!(none.is_empty());
-    print_scores(Part::HeldOut4, &held_out);
-    let failed = below_floors(Part::HeldOut4, &held_out);
+    print_scores(Part::HeldOut5, &held_out);
+    let failed = below_floors(Part::HeldOut5, &held_out);
     assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
 }
 
@@ -407,7 +433,7 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut4]) {
+    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut5]) {
         let items: Vec<Item> = part.gold().iter().map(to_item).collect();
         let refs: Vec<&Item> = items.iter().collect();
         let df = DocFreq::from_items(&refs);
@@ -600,5 +626,80 @@ fn versioned_product_names_stay_whole() {
     );
     for want in ["Next.js", "App Router", "Server Actions"] {
         assert!(kw.contains(&want.to_string()), "{want} not in {kw:?}");
+    }
+}
+
+#[test]
+fn a_kanji_numeral_starting_a_word_stays_in_the_keyword() {
+    let kw = keywords_of(
+        "セキュリティ",
+        "ニュース",
+        "二段階認証を全ユーザーに義務化",
+        "不正ログインの増加を受け、二段階認証の設定を全ユーザーに求める。",
+    );
+    assert!(kw.contains(&"二段階認証".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"段階認証".to_string()), "{kw:?}");
+    let kw = keywords_of(
+        "科学",
+        "ニュース",
+        "二酸化炭素の回収量、前年の倍に",
+        "工場の排気から二酸化炭素を回収する設備が増えた。",
+    );
+    assert!(kw.contains(&"二酸化炭素".to_string()), "{kw:?}");
+}
+
+#[test]
+fn a_middle_dot_before_a_compound_joins_one_name_and_a_list_stays_apart() {
+    let kw = keywords_of(
+        "地域",
+        "ニュース",
+        "大阪・関西万博の跡地、統合型リゾートと一体で開発へ",
+        "大阪・関西万博の会場だった夢洲の跡地について、府と市が開発の案をまとめた。",
+    );
+    assert!(kw.contains(&"大阪・関西万博".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"関西万博".to_string()), "{kw:?}");
+    // A hyphen between katakana words is a name's too.
+    let kw = keywords_of(
+        "流通",
+        "ニュース",
+        "セブン‐イレブン・ジャパン、全店舗でセルフレジを導入",
+        "セブン‐イレブン・ジャパンは来年度中に全店舗へセルフレジを入れる。",
+    );
+    assert!(
+        kw.contains(&"セブン‐イレブン・ジャパン".to_string()),
+        "{kw:?}"
+    );
+    // A dot before a single word lists two places.
+    let kw = keywords_of(
+        "地域",
+        "ニュース",
+        "福井・鯖江の眼鏡フレーム出荷額、3年ぶり増加",
+        "福井・鯖江の眼鏡フレームの出荷額が3年ぶりに増えた。",
+    );
+    assert!(!kw.iter().any(|k| k.contains('・')), "{kw:?}");
+}
+
+#[test]
+fn a_site_label_with_a_number_after_it_is_no_keyword() {
+    let items = [
+        (
+            "CVE-2026-1111: SQL injection in Quillpad admin panel",
+            "<p>Severity: High (CVSS 9.1)</p><p>An unauthenticated attacker can run SQL through the admin panel's search field.</p>",
+        ),
+        (
+            "CVE-2026-2222: Path traversal in Tarnbridge file server",
+            "<p>Severity: High (CVSS 7.5)</p><p>Crafted paths let a remote user read files outside the web root.</p>",
+        ),
+        (
+            "CVE-2026-3333: Heap overflow in Morrow image decoder",
+            "<p>Severity: High (CVSS 8.8)</p><p>A malformed image overflows a heap buffer in the decoder.</p>",
+        ),
+        (
+            "CVE-2026-4444: Cross-site scripting in Lumen wiki",
+            "<p>Severity: High (CVSS 6.1)</p><p>Page titles are echoed without escaping.</p>",
+        ),
+    ];
+    for kw in site_keywords("Security", "Quarry Advisories", &items) {
+        assert!(!kw.iter().any(|k| k.starts_with("CVSS")), "{kw:?}");
     }
 }
