@@ -227,9 +227,11 @@ pub(super) fn fold_acronyms(cands: &mut FxHashMap<&str, Cand>) {
         })
         .collect();
     for (acronym, letters) in acronyms {
+        // (or a lower-case term it abbreviates, for three letters or more: CPI and consumer
+        // price index, LTS and long-term support)
         let Some(name) = cands
             .iter()
-            .filter(|(k, c)| c.phrase && c.proper && k.is_ascii())
+            .filter(|(k, c)| c.phrase && (c.proper || letters.len() >= 3) && k.is_ascii())
             .find(|(_, c)| c.displays.keys().any(|d| abbreviates(&letters, d)))
             .map(|(k, _)| *k)
         else {
@@ -242,6 +244,7 @@ pub(super) fn fold_acronyms(cands: &mut FxHashMap<&str, Cand>) {
         n.tf += a.tf;
         n.count += a.count;
         n.in_title |= a.in_title;
+        n.proper |= a.proper;
         n.first = n.first.min(a.first);
     }
 }

@@ -68,6 +68,16 @@ impl DocFreq {
             .is_some_and(|s| s.is_label(hash, global, self.docs))
     }
 
+    /// Whether the term `key`, written before a title's colon, is a series label of `site`
+    /// ([`SiteFreq::is_title_label`]).
+    pub fn is_site_title_label(&self, site: &str, key: &str) -> bool {
+        let hash = super::term_hash(key);
+        let global = self.df.get(&hash).copied().unwrap_or(0);
+        self.sites
+            .get(&site_hash(site))
+            .is_some_and(|s| s.is_title_label(hash, global, self.docs))
+    }
+
     /// Frequencies over `items` from scratch, analysing them in parallel.
     pub fn from_items(items: &[&Item]) -> DocFreq {
         let a = Analyzer::get();

@@ -178,6 +178,29 @@ impl Analyzer {
                         && df.is_site_label(&item.site, head)
                 })
         });
+        // A series label before the title's colon, when the site has run it before ("Show HN:
+        // A terminal UI …", "Chart of the Week: …"), or the last of its two words ("Ask HN:"),
+        // is the site's too, and so are the words of a two-word one.
+        if let Some((prefix, _)) = item.title.split_once(": ")
+            && !prefix.trim().is_empty()
+            && prefix.split(' ').count() <= 5
+        {
+            let prefix = prefix.trim();
+            let last = prefix.rsplit(' ').next().unwrap_or(prefix);
+            let short = prefix.split(' ').count() <= 2;
+            let label = cands.iter().any(|(k, c)| {
+                c.displays.contains_key(prefix) && df.is_site_title_label(&item.site, k)
+            }) || (last.is_ascii()
+                && short
+                && df.is_site_title_label(&item.site, &self.stem(&last.to_ascii_lowercase())));
+            if label {
+                cands.retain(|_, c| {
+                    !c.displays
+                        .keys()
+                        .any(|d| *d == prefix || (short && prefix.split(' ').any(|w| w == *d)))
+                });
+            }
+        }
         candidates::mark_names_and_terms(&mut cands, df, analysed.title_case);
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);

@@ -105,6 +105,20 @@ impl SiteFreq {
         share >= LABEL_SHARE && others * LABEL_CONCENTRATION <= share
     }
 
+    /// Whether `key` is a label this site puts before its titles' colon ("Show HN:", "Chart of
+    /// the Week:"): a series a site runs in a few of its items, not in half of them, so two items
+    /// of the site are enough, but it must still be rare in the others'.
+    pub fn is_title_label(&self, key: u64, global: u32, docs: u64) -> bool {
+        let here = self.count(key).min(global);
+        if here < 2 || self.docs == 0 {
+            return false;
+        }
+        let share = f64::from(here) / f64::from(self.docs);
+        let others = u64::from(global - here) as f64
+            / (docs.saturating_sub(u64::from(self.docs))).max(1) as f64;
+        others * LABEL_CONCENTRATION <= share
+    }
+
     /// The sketch as text: `index=count` for each counter that is not zero.
     pub(super) fn encode(&self, out: &mut String) {
         use std::fmt::Write as _;

@@ -16,8 +16,8 @@
 //!     the sixth round on;
 //! - `tests/quality/keywords-heldout5.toml`, the **held-out part** (130 items, 70 English from
 //!   14 outlets, 60 Japanese from 12 sites), labelled blind before the sixth round's rules by
-//!   four labellers who had not run matome on it, and never looked at while tuning: only its
-//!   aggregate figures are printed (precision@3 and recall@3, overall and per language), never
+//!   four labellers who had not run matome on it, and never opened while tuning (read twice
+//!   in the sixth round, by its aggregates only): only its aggregate figures are printed (precision@3 and recall@3, overall and per language), never
 //!   an item, a title or a miss, and the floors of the goal are set on it.
 //!
 //! Precision@3 is the share of shown keywords that are gold or acceptable; recall@3 the share of
@@ -269,8 +269,9 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors, set after the sixth round's one look at it (precision@3 0.738,
-/// Japanese 0.783, English 0.699; recall@3 0.551, Japanese 0.601, English 0.507; main's
+/// The held-out part's floors, set after the sixth round's two looks at it, aggregates only
+/// (after the round's first rules precision@3 0.738 and recall@3 0.551; at its end precision@3
+/// 0.746, Japanese 0.783, English 0.713, recall@3 0.553, Japanese 0.601, English 0.512; main's
 /// analyser before the round read 0.733 and 0.548): issue 25's goal is precision@3 ≥ 0.68,
 /// each language ≥ 0.62, recall@3 ≥ 0.60. The precision floors are the goal, met; the recall
 /// floor just under what was reached (the goal is not met: raise it to 0.60 once it is).
@@ -286,7 +287,8 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.54;
 /// - part 4 (held out in round 4): 0.797 (Japanese 0.854, English 0.751), recall@3 0.631.
 ///
 /// At the sixth round:
-/// - part 5 (held out in round 5): 0.769 (Japanese 0.803, English 0.743), recall@3 0.590.
+/// - part 5 (held out in round 5): 0.769 (Japanese 0.803, English 0.743), recall@3 0.590;
+///   the five parts together 0.786 (Japanese 0.828, English 0.748), recall@3 0.639.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.76, 0.73, 0.66),
@@ -702,4 +704,46 @@ fn a_site_label_with_a_number_after_it_is_no_keyword() {
     for kw in site_keywords("Security", "Quarry Advisories", &items) {
         assert!(!kw.iter().any(|k| k.starts_with("CVSS")), "{kw:?}");
     }
+}
+
+#[test]
+fn a_series_label_before_a_titles_colon_is_the_sites_not_a_keyword() {
+    let items = [
+        (
+            "Show HN: A terminal UI for browsing Parquet files",
+            "Article URL: https://example.com/pq Points: 41 # Comments: 12",
+        ),
+        (
+            "Ask HN: How do you back up a home lab?",
+            "Points: 88 # Comments: 140",
+        ),
+        (
+            "Show HN: A vector search engine in 500 lines of Zig",
+            "Article URL: https://example.com/vz Points: 230 # Comments: 61",
+        ),
+        (
+            "Postgres 19 beta adds incremental view maintenance",
+            "Article URL: https://example.com/pg Points: 310 # Comments: 95",
+        ),
+    ];
+    for kw in site_keywords("Tech", "Orange Links", &items) {
+        assert!(
+            !kw.iter()
+                .any(|k| ["Show HN", "Ask HN", "HN"].contains(&k.as_str())),
+            "{kw:?}"
+        );
+    }
+}
+
+#[test]
+fn an_acronym_folds_into_the_lower_case_term_it_abbreviates() {
+    let kw = keywords_of(
+        "Markets",
+        "Ledger Line",
+        "Bond yields fall after soft CPI print",
+        "Treasury yields fell after the consumer price index rose 0.1% in October. The CPI \
+         reading raised bets on a rate cut.",
+    );
+    assert!(kw.contains(&"consumer price index".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"CPI".to_string()), "{kw:?}");
 }
