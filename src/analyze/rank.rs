@@ -449,7 +449,7 @@ pub(super) fn middle_dot_joins(toks: &[Tok], at: usize) -> bool {
     let after = toks[at + 1..].iter().take_while(|t| noun(t)).count();
     dot(sep)
         && toks[at - 1].kind == Kind::Noun
-        && toks[at + 1].kind == Kind::Noun
+        && toks.get(at + 1).is_some_and(|t| t.kind == Kind::Noun)
         && units(&toks[at + 1..at + 1 + after]) >= 2
         && (at == before || !dot(&toks[at - before - 1]))
         && toks.get(at + 1 + after).is_none_or(|t| !dot(t))

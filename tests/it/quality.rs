@@ -747,3 +747,14 @@ fn an_acronym_folds_into_the_lower_case_term_it_abbreviates() {
     assert!(kw.contains(&"consumer price index".to_string()), "{kw:?}");
     assert!(!kw.contains(&"CPI".to_string()), "{kw:?}");
 }
+
+#[test]
+fn a_middle_dot_ending_a_line_is_read_without_a_panic() {
+    let kw = keywords_of(
+        "地域",
+        "ニュース",
+        "開催地は大阪・",
+        "候補は東京・\n名古屋・\n福岡・関西万博",
+    );
+    assert!(kw.iter().all(|k| !k.is_empty()), "{kw:?}");
+}
