@@ -422,6 +422,88 @@ mod tests {
         assert_eq!(f, Analyzer::get().fingerprint());
     }
 
+    /// Text of every kind a feed sends (scripts, labels, dots and hyphens, amounts, symbols, at
+    /// a line's start or end) is analysed without a panic, into at most three keywords.
+    #[test]
+    fn arbitrary_text_of_every_script_is_analysed_without_a_panic() {
+        let pieces = [
+            "・",
+            "･",
+            "‐",
+            "-",
+            "「",
+            "」",
+            "【",
+            "】",
+            ": ",
+            ":",
+            " ",
+            "\n",
+            ".",
+            ",",
+            "、",
+            "。",
+            "1",
+            "12",
+            "3.5",
+            "万",
+            "円",
+            "$",
+            "%",
+            "二",
+            "段階",
+            "認証",
+            "大阪",
+            "関西",
+            "万博",
+            "セブン",
+            "イレブン",
+            "ジャパン",
+            "の",
+            "が",
+            "は",
+            "Show",
+            "HN",
+            "CVSS",
+            "9.8",
+            "Rust",
+            "async",
+            "the",
+            "API",
+            "consumer",
+            "price",
+            "index",
+            "CPI",
+            "'s",
+            "\"",
+            "(",
+            ")",
+            "#",
+            "No.",
+            "ｱ",
+            "Ａ",
+            "é",
+            "😀",
+            "\u{200b}",
+        ];
+        let mut rng = crate::test_rng::XorShift(0x0a11_7e57_5eed_0001);
+        let items: Vec<Item> = (0..400)
+            .map(|i| {
+                let site = if i % 3 == 0 { "Orange Links" } else { "site" };
+                let title = rng.text(&pieces, 30);
+                item("cat", site, &title, &rng.text(&pieces, 80))
+            })
+            .collect();
+        let refs: Vec<&Item> = items.iter().collect();
+        let df = DocFreq::from_items(&refs);
+        let a = Analyzer::get();
+        for it in &items {
+            let kw = a.keywords(it, &df, 3);
+            assert!(kw.len() <= 3 && kw.iter().all(|k| !k.is_empty()), "{kw:?}");
+            a.summary(it, &kw, &df, 200, 3);
+        }
+    }
+
     fn item(category: &str, site: &str, title: &str, text: &str) -> Item {
         Item {
             id: "x".into(),
