@@ -61,21 +61,23 @@ impl DocFreq {
     /// Whether the term `key` is a label of `site` rather than a keyword of its items: in a
     /// large share of the site's items and rarely in other sites' ([`SiteFreq::is_label`]).
     pub fn is_site_label(&self, site: &str, key: &str) -> bool {
-        let hash = super::term_hash(key);
-        let global = self.df.get(&hash).copied().unwrap_or(0);
-        self.sites
-            .get(&site_hash(site))
-            .is_some_and(|s| s.is_label(hash, global, self.docs))
+        self.site_test(site, key, SiteFreq::is_label)
     }
 
     /// Whether the term `key`, written before a title's colon, is a series label of `site`
     /// ([`SiteFreq::is_title_label`]).
     pub fn is_site_title_label(&self, site: &str, key: &str) -> bool {
+        self.site_test(site, key, SiteFreq::is_title_label)
+    }
+
+    /// `test` of `site`'s sketch with the key's hash, its items in the archive and the
+    /// archive's size (false for a site the archive does not hold).
+    fn site_test(&self, site: &str, key: &str, test: fn(&SiteFreq, u64, u32, u64) -> bool) -> bool {
         let hash = super::term_hash(key);
         let global = self.df.get(&hash).copied().unwrap_or(0);
         self.sites
             .get(&site_hash(site))
-            .is_some_and(|s| s.is_title_label(hash, global, self.docs))
+            .is_some_and(|s| test(s, hash, global, self.docs))
     }
 
     /// Frequencies over `items` from scratch, analysing them in parallel.

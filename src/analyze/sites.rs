@@ -95,28 +95,28 @@ impl SiteFreq {
     /// Whether `key`, found in `global` of the archive's `docs` items, is this site's label:
     /// in a large share of its items and rarely in the others'.
     pub fn is_label(&self, key: u64, global: u32, docs: u64) -> bool {
-        let here = self.count(key).min(global);
-        if here < LABEL_MIN_ITEMS || self.docs == 0 {
-            return false;
-        }
-        let share = f64::from(here) / f64::from(self.docs);
-        let others = u64::from(global - here) as f64
-            / (docs.saturating_sub(u64::from(self.docs))).max(1) as f64;
-        share >= LABEL_SHARE && others * LABEL_CONCENTRATION <= share
+        self.label_share(key, global, docs, LABEL_MIN_ITEMS)
+            .is_some_and(|share| share >= LABEL_SHARE)
     }
 
     /// Whether `key` is a label this site puts before its titles' colon ("Show HN:", "Chart of
     /// the Week:"): a series a site runs in a few of its items, not in half of them, so two items
     /// of the site are enough, but it must still be rare in the others'.
     pub fn is_title_label(&self, key: u64, global: u32, docs: u64) -> bool {
+        self.label_share(key, global, docs, 2).is_some()
+    }
+
+    /// The share of this site's items that hold `key` when at least `min_items` of them do and
+    /// it is [`LABEL_CONCENTRATION`] times rarer, as a share, in the other sites' items.
+    fn label_share(&self, key: u64, global: u32, docs: u64, min_items: u32) -> Option<f64> {
         let here = self.count(key).min(global);
-        if here < 2 || self.docs == 0 {
-            return false;
+        if here < min_items || self.docs == 0 {
+            return None;
         }
         let share = f64::from(here) / f64::from(self.docs);
         let others = u64::from(global - here) as f64
             / (docs.saturating_sub(u64::from(self.docs))).max(1) as f64;
-        others * LABEL_CONCENTRATION <= share
+        (others * LABEL_CONCENTRATION <= share).then_some(share)
     }
 
     /// The sketch as text: `index=count` for each counter that is not zero.
