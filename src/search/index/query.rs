@@ -167,11 +167,16 @@ impl SiteSearcher {
     pub fn search(&self, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // (an excluded clause is looked up on its own and its documents are left out as the
+        // matches are collected: tantivy 0.27's exclusion seeks a phrase's scorer backwards
+        // once the phrase has no more documents in a segment, which its debug assertion
+        // refuses)
+        let mut excluded: Vec<Box<dyn Query>> = Vec::new();
         let mut positive = 0;
         for c in terms::parse_query(&opts.query) {
             if let Some(q) = clause_query(&f, &c.text) {
                 if c.exclude {
-                    clauses.push((Occur::MustNot, q));
+                    excluded.push(q);
                 } else {
                     positive += 1;
                     clauses.push((Occur::Must, q));
@@ -228,11 +233,16 @@ impl SiteSearcher {
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
+        let mut left_out = rustc_hash::FxHashSet::default();
+        for q in &excluded {
+            left_out.extend(searcher.search(q.as_ref(), &tantivy::collector::DocSetCollector)?);
+        }
         // One per story, best first; the page is a slice of stories.
         let stories = searcher.search(
             &query,
             &StoryCollector {
                 by_score: !opts.by_date,
+                excluded: std::sync::Arc::new(left_out),
             },
         )?;
         let page = stories.iter().skip(opts.offset).take(opts.limit.max(1));

@@ -6,9 +6,10 @@
 //! order is the same after a cold rebuild.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use anyhow::Result;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
@@ -64,10 +65,14 @@ impl Best {
 pub(super) struct StoryCollector {
     /// Rank by score; otherwise newest first.
     pub(super) by_score: bool,
+    /// Matches that are not collected: the documents of the query's excluded clauses (see
+    /// [`super::query`]: tantivy's own exclusion of a phrase can fail an assertion).
+    pub(super) excluded: Arc<FxHashSet<DocAddress>>,
 }
 
 pub(super) struct StorySegment {
     by_score: bool,
+    excluded: Arc<FxHashSet<DocAddress>>,
     segment: SegmentOrdinal,
     story: Column<u64>,
     item: Column<u64>,
@@ -87,6 +92,7 @@ impl Collector for StoryCollector {
         let ff = reader.fast_fields();
         Ok(StorySegment {
             by_score: self.by_score,
+            excluded: Arc::clone(&self.excluded),
             segment,
             story: ff.u64(STORY_KEY)?,
             item: ff.u64(ITEM_KEY)?,
@@ -124,12 +130,16 @@ impl SegmentCollector for StorySegment {
     type Fruit = Vec<Best>;
 
     fn collect(&mut self, doc: DocId, score: Score) {
+        let address = DocAddress::new(self.segment, doc);
+        if self.excluded.contains(&address) {
+            return;
+        }
         let b = Best {
             score: if self.by_score { score } else { 0.0 },
             published: self.published.first(doc).unwrap_or(0),
             item: self.item.first(doc).unwrap_or(0),
             story: self.story.first(doc).unwrap_or(0),
-            address: DocAddress::new(self.segment, doc),
+            address,
         };
         keep_better(&mut self.best, b);
     }
