@@ -1,6 +1,6 @@
 //! The candidates of one item's 頻出ワード as they are gathered (counts, where they stand,
-//! how they are written) and the rule that drops fragments: a word or phrase that is only a
-//! part of a longer kept phrase or name. Scoring and choosing are [`super::Analyzer::keywords_of`]'s.
+//! how they are written), the rules that drop a site's labels and fragments (a word or phrase
+//! that is only a part of a longer kept phrase or name). Scoring and choosing are [`super::Analyzer::keywords_of`]'s.
 
 use rustc_hash::FxHashMap;
 
@@ -97,6 +97,50 @@ pub(super) fn mark_names_and_terms(
         {
             c.shared = true;
         }
+    }
+}
+
+/// Removes what `site` repeats from its item's candidates: its labels (what it writes in most of
+/// its items, learnt from the archive), a label with a number after it ("CVSS 9.8", "Issue
+/// 212"), and a series label before the title's colon that the site has run before ("Show HN:
+/// A terminal UI …", "Chart of the Week: …") or whose last word it has ("Ask HN:"), with the
+/// words of a two-word one. `stem` is the analyser's stemmer (an English word's key).
+pub(super) fn drop_site_labels(
+    cands: &mut FxHashMap<&str, Cand>,
+    df: &DocFreq,
+    site: &str,
+    title: &str,
+    stem: impl Fn(&str) -> String,
+) {
+    let number = |w: &str| w.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    cands.retain(|k, _| {
+        !df.is_site_label(site, k)
+            && !k.split_once(' ').is_some_and(|(head, rest)| {
+                rest.split(' ').all(number) && df.is_site_label(site, head)
+            })
+    });
+    let Some((prefix, _)) = title.split_once(": ") else {
+        return;
+    };
+    let prefix = prefix.trim();
+    let words = prefix.split(' ').count();
+    if prefix.is_empty() || words > 5 {
+        return;
+    }
+    let short = words <= 2;
+    let last = prefix.rsplit(' ').next().unwrap_or(prefix);
+    let label = cands
+        .iter()
+        .any(|(k, c)| c.displays.contains_key(prefix) && df.is_site_title_label(site, k))
+        || (short
+            && last.is_ascii()
+            && df.is_site_title_label(site, &stem(&last.to_ascii_lowercase())));
+    if label {
+        cands.retain(|_, c| {
+            !c.displays
+                .keys()
+                .any(|d| *d == prefix || (short && prefix.split(' ').any(|w| w == *d)))
+        });
     }
 }
 

@@ -168,39 +168,7 @@ impl Analyzer {
             c.count += 1;
             *c.displays.entry(t.display()).or_default() += 1;
         }
-        // What the site repeats in most of its items is its label, not this item's keyword.
-        // (so is its label with a number after it: "CVSS 9.8", "Issue 212")
-        cands.retain(|k, _| {
-            !df.is_site_label(&item.site, k)
-                && !k.split_once(' ').is_some_and(|(head, rest)| {
-                    rest.split(' ')
-                        .all(|w| w.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-                        && df.is_site_label(&item.site, head)
-                })
-        });
-        // A series label before the title's colon, when the site has run it before ("Show HN:
-        // A terminal UI …", "Chart of the Week: …"), or the last of its two words ("Ask HN:"),
-        // is the site's too, and so are the words of a two-word one.
-        if let Some((prefix, _)) = item.title.split_once(": ")
-            && !prefix.trim().is_empty()
-            && prefix.split(' ').count() <= 5
-        {
-            let prefix = prefix.trim();
-            let last = prefix.rsplit(' ').next().unwrap_or(prefix);
-            let short = prefix.split(' ').count() <= 2;
-            let label = cands.iter().any(|(k, c)| {
-                c.displays.contains_key(prefix) && df.is_site_title_label(&item.site, k)
-            }) || (last.is_ascii()
-                && short
-                && df.is_site_title_label(&item.site, &self.stem(&last.to_ascii_lowercase())));
-            if label {
-                cands.retain(|_, c| {
-                    !c.displays
-                        .keys()
-                        .any(|d| *d == prefix || (short && prefix.split(' ').any(|w| w == *d)))
-                });
-            }
-        }
+        candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
         candidates::mark_names_and_terms(&mut cands, df, analysed.title_case);
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);

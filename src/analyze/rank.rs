@@ -444,11 +444,13 @@ pub(super) fn middle_dot_joins(toks: &[Tok], at: usize) -> bool {
     if katakana(&toks[at - 1]) && toks.get(at + 1).is_some_and(katakana) {
         return true;
     }
+    if !dot(sep) {
+        return false;
+    }
     let noun = |t: &Tok| matches!(t.kind, Kind::Noun | Kind::Suffix);
     let before = toks[..at].iter().rev().take_while(|t| noun(t)).count();
     let after = toks[at + 1..].iter().take_while(|t| noun(t)).count();
-    dot(sep)
-        && toks[at - 1].kind == Kind::Noun
+    toks[at - 1].kind == Kind::Noun
         && toks.get(at + 1).is_some_and(|t| t.kind == Kind::Noun)
         && units(&toks[at + 1..at + 1 + after]) >= 2
         && (at == before || !dot(&toks[at - before - 1]))
