@@ -1,6 +1,7 @@
 //! The candidates of one item's 頻出ワード as they are gathered (counts, where they stand,
 //! how they are written), the rules that drop a site's labels and fragments (a word or phrase
-//! that is only a part of a longer kept phrase or name). Scoring and choosing are [`super::Analyzer::keywords_of`]'s.
+//! that is only a part of a longer kept phrase or name). Scoring and choosing are
+//! [`super::Analyzer::keywords_of`]'s.
 
 use rustc_hash::FxHashMap;
 

@@ -1,7 +1,7 @@
 //! Regression tests for the classes of misses issue 25 lists, each on its own example (written
 //! for these tests, not taken from either part of the quality set), named for what it guards.
 
-use super::site_keywords;
+use super::{keywords_of, site_keywords};
 
 /// Every title of a columnist's feed starts with the column's name: it is the site's label,
 /// learnt from the site's other items, never a keyword (issue 25: a series name outranked the
@@ -84,8 +84,6 @@ fn a_link_aggregators_points_and_comments_line_is_not_a_keyword() {
     assert!(kw[0].contains(&"Zig".to_string()), "{kw:?}");
     assert!(kw[3].contains(&"SQLite".to_string()), "{kw:?}");
 }
-
-use super::keywords_of;
 
 fn has(kw: &[String], want: &str) -> bool {
     kw.iter().any(|k| k.eq_ignore_ascii_case(want))
@@ -733,4 +731,132 @@ fn units_of_measure_after_numbers_are_not_keywords() {
     for bad in ["144Hz", "mAh", "65W", "W"] {
         assert!(!has(&kw, bad), "{bad} in {kw:?}");
     }
+}
+
+#[test]
+fn a_kanji_numeral_starting_a_word_stays_in_the_keyword() {
+    let kw = keywords_of(
+        "セキュリティ",
+        "ニュース",
+        "二段階認証を全ユーザーに義務化",
+        "不正ログインの増加を受け、二段階認証の設定を全ユーザーに求める。",
+    );
+    assert!(kw.contains(&"二段階認証".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"段階認証".to_string()), "{kw:?}");
+    let kw = keywords_of(
+        "科学",
+        "ニュース",
+        "二酸化炭素の回収量、前年の倍に",
+        "工場の排気から二酸化炭素を回収する設備が増えた。",
+    );
+    assert!(kw.contains(&"二酸化炭素".to_string()), "{kw:?}");
+}
+
+#[test]
+fn a_middle_dot_before_a_compound_joins_one_name_and_a_list_stays_apart() {
+    let kw = keywords_of(
+        "地域",
+        "ニュース",
+        "大阪・関西万博の跡地、統合型リゾートと一体で開発へ",
+        "大阪・関西万博の会場だった夢洲の跡地について、府と市が開発の案をまとめた。",
+    );
+    assert!(kw.contains(&"大阪・関西万博".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"関西万博".to_string()), "{kw:?}");
+    // A hyphen between katakana words is a name's too.
+    let kw = keywords_of(
+        "流通",
+        "ニュース",
+        "セブン‐イレブン・ジャパン、全店舗でセルフレジを導入",
+        "セブン‐イレブン・ジャパンは来年度中に全店舗へセルフレジを入れる。",
+    );
+    assert!(
+        kw.contains(&"セブン‐イレブン・ジャパン".to_string()),
+        "{kw:?}"
+    );
+    // A dot before a single word lists two places.
+    let kw = keywords_of(
+        "地域",
+        "ニュース",
+        "福井・鯖江の眼鏡フレーム出荷額、3年ぶり増加",
+        "福井・鯖江の眼鏡フレームの出荷額が3年ぶりに増えた。",
+    );
+    assert!(!kw.iter().any(|k| k.contains('・')), "{kw:?}");
+}
+
+#[test]
+fn a_site_label_with_a_number_after_it_is_no_keyword() {
+    let items = [
+        (
+            "CVE-2026-1111: SQL injection in Quillpad admin panel",
+            "<p>Severity: High (CVSS 9.1)</p><p>An unauthenticated attacker can run SQL through the admin panel's search field.</p>",
+        ),
+        (
+            "CVE-2026-2222: Path traversal in Tarnbridge file server",
+            "<p>Severity: High (CVSS 7.5)</p><p>Crafted paths let a remote user read files outside the web root.</p>",
+        ),
+        (
+            "CVE-2026-3333: Heap overflow in Morrow image decoder",
+            "<p>Severity: High (CVSS 8.8)</p><p>A malformed image overflows a heap buffer in the decoder.</p>",
+        ),
+        (
+            "CVE-2026-4444: Cross-site scripting in Lumen wiki",
+            "<p>Severity: High (CVSS 6.1)</p><p>Page titles are echoed without escaping.</p>",
+        ),
+    ];
+    for kw in site_keywords("Security", "Quarry Advisories", &items) {
+        assert!(!kw.iter().any(|k| k.starts_with("CVSS")), "{kw:?}");
+    }
+}
+
+#[test]
+fn a_series_label_before_a_titles_colon_is_the_sites_not_a_keyword() {
+    let items = [
+        (
+            "Show HN: A terminal UI for browsing Parquet files",
+            "Article URL: https://example.com/pq Points: 41 # Comments: 12",
+        ),
+        (
+            "Ask HN: How do you back up a home lab?",
+            "Points: 88 # Comments: 140",
+        ),
+        (
+            "Show HN: A vector search engine in 500 lines of Zig",
+            "Article URL: https://example.com/vz Points: 230 # Comments: 61",
+        ),
+        (
+            "Postgres 19 beta adds incremental view maintenance",
+            "Article URL: https://example.com/pg Points: 310 # Comments: 95",
+        ),
+    ];
+    for kw in site_keywords("Tech", "Orange Links", &items) {
+        assert!(
+            !kw.iter()
+                .any(|k| ["Show HN", "Ask HN", "HN"].contains(&k.as_str())),
+            "{kw:?}"
+        );
+    }
+}
+
+#[test]
+fn an_acronym_folds_into_the_lower_case_term_it_abbreviates() {
+    let kw = keywords_of(
+        "Markets",
+        "Ledger Line",
+        "Bond yields fall after soft CPI print",
+        "Treasury yields fell after the consumer price index rose 0.1% in October. The CPI \
+         reading raised bets on a rate cut.",
+    );
+    assert!(kw.contains(&"consumer price index".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"CPI".to_string()), "{kw:?}");
+}
+
+#[test]
+fn a_middle_dot_ending_a_line_is_read_without_a_panic() {
+    let kw = keywords_of(
+        "地域",
+        "ニュース",
+        "開催地は大阪・",
+        "候補は東京・\n名古屋・\n福岡・関西万博",
+    );
+    assert!(kw.iter().all(|k| !k.is_empty()), "{kw:?}");
 }
