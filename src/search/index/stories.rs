@@ -131,7 +131,7 @@ impl SegmentCollector for StorySegment {
 
     fn collect(&mut self, doc: DocId, score: Score) {
         let address = DocAddress::new(self.segment, doc);
-        if self.excluded.contains(&address) {
+        if !self.excluded.is_empty() && self.excluded.contains(&address) {
             return;
         }
         let b = Best {
