@@ -17,8 +17,9 @@
 //! - `tests/quality/keywords-heldout5.toml`, the **held-out part** (130 items, 70 English from
 //!   14 outlets, 60 Japanese from 12 sites), labelled blind before the sixth round's rules by
 //!   four labellers who had not run matome on it, and never opened while tuning (read twice
-//!   in the sixth round, by its aggregates only): only its aggregate figures are printed (precision@3 and recall@3, overall and per language), never
-//!   an item, a title or a miss, and the floors of the goal are set on it.
+//!   in the sixth round, by its aggregates only): only its aggregate figures are printed
+//!   (precision@3 and recall@3, overall and per language), never an item, a title or a miss,
+//!   and the floors of the goal are set on it.
 //!
 //! Precision@3 is the share of shown keywords that are gold or acceptable; recall@3 the share of
 //! the gold tags a top 3 can show (at most 3 an item, "capped recall": a reader who tagged four
