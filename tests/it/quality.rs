@@ -14,10 +14,13 @@
 //!   - `tests/quality/keywords-heldout4.toml` (163 items, 92 English), labelled blind during the
 //!     fifth round and held out through it (looked at once, aggregates only), a tuning part from
 //!     the sixth round on;
-//! - `tests/quality/keywords-heldout5.toml`, the **held-out part** (130 items, 70 English from
-//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the sixth round's rules by
-//!   four labellers who had not run matome on it, and never opened while tuning (read twice
-//!   in the sixth round, by its aggregates only): only its aggregate figures are printed
+//!   - `tests/quality/keywords-heldout5.toml` (130 items, 70 English), labelled blind before the
+//!     sixth round and held out through it (looked at twice, aggregates only), a tuning part from
+//!     the seventh round on;
+//! - `tests/quality/keywords-heldout6.toml`, the **held-out part** (130 items, 70 English from
+//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the seventh round's rules by
+//!   four labellers who had not run matome on it, and never opened while tuning (read by its
+//!   aggregates only): only its aggregate figures are printed
 //!   (precision@3 and recall@3, overall and per language), never an item, a title or a miss,
 //!   and the floors of the goal are set on it.
 //!
@@ -65,17 +68,20 @@ enum Part {
     Tuning4,
     /// The fourth held-out part, a tuning part from issue 25's sixth round on.
     Tuning5,
+    /// The fifth held-out part, a tuning part from issue 25's seventh round on.
+    Tuning6,
     /// The held-out part (only its aggregates are ever printed).
-    HeldOut5,
+    HeldOut6,
 }
 
 /// The tuning parts, in the order they were labelled.
-const TUNING_PARTS: [Part; 5] = [
+const TUNING_PARTS: [Part; 6] = [
     Part::Tuning,
     Part::Tuning2,
     Part::Tuning3,
     Part::Tuning4,
     Part::Tuning5,
+    Part::Tuning6,
 ];
 
 impl Part {
@@ -98,9 +104,13 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout4.toml"
             ),
-            Part::HeldOut5 => concat!(
+            Part::Tuning6 => concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout5.toml"
+            ),
+            Part::HeldOut6 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout6.toml"
             ),
         }
     }
@@ -112,7 +122,8 @@ impl Part {
             Part::Tuning3 => "tuning part 3 (held out to round 3)",
             Part::Tuning4 => "tuning part 4 (held out in round 4)",
             Part::Tuning5 => "tuning part 5 (held out in round 5)",
-            Part::HeldOut5 => "held-out part 5",
+            Part::Tuning6 => "tuning part 6 (held out in round 6)",
+            Part::HeldOut6 => "held-out part 6",
         }
     }
 
@@ -270,15 +281,14 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors, set after the sixth round's two looks at it, aggregates only
-/// (after the round's first rules precision@3 0.738 and recall@3 0.551; at its end precision@3
-/// 0.746, Japanese 0.783, English 0.713, recall@3 0.553, Japanese 0.601, English 0.512; main's
-/// analyser before the round read 0.733 and 0.548): issue 25's goal is precision@3 ≥ 0.68,
-/// each language ≥ 0.62, recall@3 ≥ 0.60. The precision floors are the goal, met; the recall
-/// floor just under what was reached (the goal is not met: raise it to 0.60 once it is).
+/// The held-out part's floors. Part 6 read once before the seventh round's rules (main's
+/// analyser, version 8), aggregates only: precision@3 0.746 (Japanese 0.816, English 0.686),
+/// recall@3 0.523 (Japanese 0.587, English 0.469). Issue 25's goal is precision@3 ≥ 0.68, each
+/// language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall floor
+/// just under what was reached (the goal is not met: raise it to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.54;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
@@ -289,7 +299,8 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.54;
 ///
 /// At the sixth round:
 /// - part 5 (held out in round 5): 0.769 (Japanese 0.803, English 0.743), recall@3 0.590;
-///   the five parts together 0.786 (Japanese 0.828, English 0.748), recall@3 0.639.
+///   the five parts together 0.786 (Japanese 0.828, English 0.748), recall@3 0.639;
+/// - part 6 (held out in round 6): 0.746 (Japanese 0.783, English 0.713), recall@3 0.553.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.76, 0.73, 0.66),
@@ -297,7 +308,8 @@ fn floors(part: Part) -> (f64, f64, f64) {
         Part::Tuning3 => (0.78, 0.74, 0.62),
         Part::Tuning4 => (0.78, 0.74, 0.62),
         Part::Tuning5 => (0.75, 0.73, 0.58),
-        Part::HeldOut5 => (
+        Part::Tuning6 => (0.72, 0.69, 0.54),
+        Part::HeldOut6 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
             HELD_OUT_RECALL_FLOOR,
@@ -374,7 +386,12 @@ fn keyword_precision_and_recall_at_3_on_tuning_part_5() {
     tuning_part(Part::Tuning5);
 }
 
-/// The five tuning parts together (825 items; each part ranked against its own frequencies).
+#[test]
+fn keyword_precision_and_recall_at_3_on_tuning_part_6() {
+    tuning_part(Part::Tuning6);
+}
+
+/// The six tuning parts together (955 items; each part ranked against its own frequencies).
 #[test]
 fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
     let mut total: Vec<(&'static str, Score)> = ["all", "Japanese", "English"]
@@ -409,10 +426,10 @@ fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
 /// The held-out part: only its aggregate figures are printed, and the floors hold.
 #[test]
 fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
-    let (held_out, none) = evaluate(Part::HeldOut5);
+    let (held_out, none) = evaluate(Part::HeldOut6);
     assert!(none.is_empty());
-    print_scores(Part::HeldOut5, &held_out);
-    let failed = below_floors(Part::HeldOut5, &held_out);
+    print_scores(Part::HeldOut6, &held_out);
+    let failed = below_floors(Part::HeldOut6, &held_out);
     assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
 }
 
@@ -436,7 +453,7 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut5]) {
+    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut6]) {
         let items: Vec<Item> = part.gold().iter().map(to_item).collect();
         let refs: Vec<&Item> = items.iter().collect();
         let df = DocFreq::from_items(&refs);
