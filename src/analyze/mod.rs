@@ -219,7 +219,7 @@ impl Analyzer {
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
         let mut chosen: Vec<(&str, &str)> = Vec::new();
         let top = scored.first().map_or(0.0, |s| s.0);
-        for (score, _, key, display) in scored {
+        for &(score, _, key, display) in &scored {
             if chosen.len() >= n {
                 break;
             }
@@ -229,6 +229,11 @@ impl Analyzer {
             }
             // One word per idea: skip a term inside (or around) one already chosen, or a word
             // of it alone; two phrases may share a word (Bank of England, Bank Rate).
+            // Two phrases that chain ("strict concurrency" and "concurrency checking") are
+            // the two ends of one longer phrase: it stands for both when it is itself kept.
+            if chosen.iter().any(|(k, _)| chains(k, key).is_some()) {
+                continue;
+            }
             let overlaps = chosen.iter().any(|(k, _)| {
                 k.contains(key)
                     || key.contains(k)
@@ -289,6 +294,18 @@ type Excluded = std::rc::Rc<FxHashSet<String>>;
 
 /// The hash behind [`Analyzer::fingerprint`]: FNV-1a over the version and each stop list, each
 /// list preceded by its length so that moving a word from one list to the other changes it.
+/// The phrase two English phrases make when the second starts with the first's last words
+/// ("strict concurrency" and "concurrency checking": "strict concurrency checking").
+fn chains(a: &str, b: &str) -> Option<String> {
+    if !a.is_ascii() || !b.is_ascii() || !a.contains(' ') || !b.contains(' ') {
+        return None;
+    }
+    let (aw, bw): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+    (1..aw.len().min(bw.len()))
+        .find(|&k| aw[aw.len() - k..] == bw[..k])
+        .map(|k| [&aw[..], &bw[k..]].concat().join(" "))
+}
+
 fn fingerprint_hash(stop_ja: &str, stop_en: &str) -> u64 {
     let mut bytes = Vec::with_capacity(stop_ja.len() + stop_en.len() + 20);
     bytes.extend_from_slice(&ANALYZER_VERSION.to_le_bytes());

@@ -535,7 +535,10 @@ pub(super) fn split_at(run: &[Tok]) -> Option<usize> {
 
 /// Whether a Japanese word ends as an organisation's name does (金融庁, 中国人民銀行).
 pub(super) fn org_name(surface: &str) -> bool {
-    ORG_TAILS.iter().any(|o| surface.ends_with(o))
+    // (the tail alone is no name: 取引所, グループ)
+    ORG_TAILS
+        .iter()
+        .any(|o| surface.len() > o.len() && surface.ends_with(o))
 }
 
 /// Whether a Japanese compound is a name: it has a 固有名詞 (組織, 人名, 地域) or ends as an
@@ -664,7 +667,7 @@ pub(super) fn weight(key: &str, proper: bool, weak: bool, phrase: bool) -> f64 {
         // (a two-letter name is broad: AI, EU, UI, US)
         (true, _, true) if key.len() == 2 && key.bytes().all(|b| b.is_ascii_lowercase()) => 1.0,
         (true, _, true) => 2.0,
-        (true, _, false) if org_name(key) => 2.0,
+        (true, _, false) if org_name(key) => 2.5,
         // (a lone two-character name is broad too: 日銀, 東証, 中国, 米国)
         (true, _, false) if key.chars().nth(2).is_none() => 1.0,
         (true, _, false) => 1.4,

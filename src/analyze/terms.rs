@@ -244,6 +244,26 @@ impl Analyzer {
                             chunk,
                             out,
                         );
+                        // (four words only as a whole noun chunk: "approximate nearest
+                        // neighbor index", "known exploited vulnerabilities catalog")
+                        if let Some((fourth, l)) = next_word(k).filter(|_| !verb_at(k + 1)) {
+                            // (never a name and the verb or the people after it: "Central
+                            // Bank lowered", "Bank policymakers")
+                            let tail = fourth.ends_with("ed")
+                                || fourth.ends_with("ing")
+                                || (fourth.ends_with('s')
+                                    && fourth.starts_with(|c: char| c.is_ascii_lowercase())
+                                    && third.starts_with(|c: char| c.is_ascii_uppercase()));
+                            if !tail && self.chunk_bounded(toks, start, l) {
+                                self.english_phrase(
+                                    &[&word, &second, &third, &fourth],
+                                    named,
+                                    title_case,
+                                    true,
+                                    out,
+                                );
+                            }
+                        }
                     }
                 }
                 if !title_case {
