@@ -21,7 +21,14 @@ pub fn title_case(title: &str) -> bool {
         .iter()
         .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
         .count();
-    words.len() >= 3 && capital * 4 >= words.len() * 3
+    // (a lower-case content word, a verb or a noun, is what Title Case never writes: "…
+    // Agency fines Tallgrass Data Brokers …" is a sentence with names)
+    let content = words.iter().any(|w| {
+        w.starts_with(|c: char| c.is_ascii_lowercase())
+            && !super::Analyzer::get().is_stop_en(w)
+            && !w.contains('-')
+    });
+    words.len() >= 3 && capital * 4 >= words.len() * 3 && !content
 }
 
 /// Whether a phrase seen once, in a title, reads as a noun phrase: lower-case words of letters
@@ -344,8 +351,19 @@ impl Headline {
         let (mut capitals, mut nouns) = (0, 0);
         let mut prev = String::new();
         loop {
-            let (word, end) = super::tokens::latin_word(toks, j);
+            let (word, mut end) = super::tokens::latin_word(toks, j);
             let capital = word.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit());
+            // (a possessive belongs to the subject: "Ostrander Bank's third-quarter profit
+            // beats …", "Chile's copper output falls …")
+            if capital
+                && nouns == 0
+                && toks
+                    .get(end)
+                    .is_some_and(|t| matches!(t.surface, "'" | "\u{2019}"))
+                && toks.get(end + 1).is_some_and(|t| t.surface == "s")
+            {
+                end += 2;
+            }
             if capital && nouns == 0 {
                 capitals += 1;
             } else if capital || capitals == 0 {

@@ -165,6 +165,14 @@ pub(super) fn calendar_or_amount(lower: &str) -> bool {
     CALENDAR_AND_AMOUNTS.contains(&lower)
 }
 
+/// Whether a lower-case English word is a day of the week.
+pub(super) fn weekday(lower: &str) -> bool {
+    matches!(
+        lower,
+        "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday"
+    )
+}
+
 /// Units of measure written after a number (120Hz, 80Gbps, 7,300 mAh, 9 GW, 17B): the amount
 /// is no name. (A closed class; "nm" and a lone "G" or "D" are left out: 2nm process, 5G, 2D.)
 const UNITS: &[&str] = &[

@@ -620,10 +620,20 @@ impl Analyzer {
         }
         // "New" starts names (New Zealand, New York) though it is a stop word.
         let new_name = |i: usize| i == 0 && words[0] == "New" && capital(words[1]);
+        // A weekday after a capitalised word names a day (Black Friday, Cyber Monday, Patch
+        // Tuesday), not a date.
+        let day_name = |i: usize| {
+            i == 1
+                && last == 1
+                && capital(words[1])
+                && rank::weekday(&lower[1])
+                && capital(words[0])
+                && content(0, &lower[0])
+        };
         if !lower
             .iter()
             .enumerate()
-            .all(|(i, w)| content(i, w) || new_name(i))
+            .all(|(i, w)| content(i, w) || new_name(i) || day_name(i))
         {
             return;
         }

@@ -153,16 +153,32 @@ impl Analyzer {
                 let surface = &text[start..end];
                 let (pos_kind, sahen, stop, proper) = self.pos_kind(&mut t);
                 let kind = classify_with(surface, pos_kind);
-                // Hyphenated Latin words stay one word: zero-day, right-to-repair.
+                // Hyphenated Latin words stay one word: zero-day, right-to-repair. So, for
+                // keywords (the search index keeps its parts), do a name with a digit and the
+                // word after its hyphen (S3-compatible) and identifiers joined by underscores
+                // (sched_ext, pg_dump, io_uring). (A bare number's hyphen is a measure's:
+                // 18-core, 20-minute.)
                 let n = out.len();
-                if kind == Kind::Latin
-                    && n >= 2
-                    && out[n - 1].surface == "-"
-                    && out[n - 2].kind == Kind::Latin
-                {
+                let touching = |a: &Tok, b_start: usize| a.start + a.surface.len() == b_start;
+                let joined = n >= 2
+                    && touching(&out[n - 1], start)
+                    && touching(&out[n - 2], out[n - 1].start)
+                    && match (out[n - 1].surface, out[n - 2].kind, kind) {
+                        ("-", Kind::Latin, Kind::Latin) => true,
+                        ("-", Kind::Number, Kind::Latin) => {
+                            !decompose
+                                && n >= 3
+                                && out[n - 3].kind == Kind::Latin
+                                && touching(&out[n - 3], out[n - 2].start)
+                        }
+                        ("_", Kind::Latin | Kind::Number, Kind::Latin | Kind::Number) => !decompose,
+                        _ => false,
+                    };
+                if joined {
                     out.pop();
                     let prev = out.last_mut().expect("checked");
                     prev.surface = &text[prev.start..end];
+                    prev.kind = Kind::Latin;
                     continue;
                 }
                 out.push(Tok {
