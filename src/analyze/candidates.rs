@@ -22,7 +22,39 @@ pub(super) struct Cand<'t> {
     pub(super) shared: bool,
     /// Somewhere a whole noun chunk of its sentence (see [`super::Term::chunk`]).
     pub(super) chunk: bool,
-    pub(super) displays: FxHashMap<&'t str, usize>,
+    pub(super) displays: Displays<'t>,
+}
+
+/// How a candidate is written, with each form's count. Most candidates have one or two forms:
+/// a short vector searched in order, not a hash table allocated per candidate. Nothing reads
+/// its order (each use asks whether any or all forms match, or takes the most frequent with a
+/// tie broken by the form itself).
+#[derive(Default)]
+pub(super) struct Displays<'t>(Vec<(&'t str, usize)>);
+
+impl<'t> Displays<'t> {
+    pub(super) fn add(&mut self, display: &'t str) {
+        match self.0.iter_mut().find(|(d, _)| *d == display) {
+            Some((_, n)) => *n += 1,
+            None => self.0.push((display, 1)),
+        }
+    }
+
+    pub(super) fn keys(&self) -> impl Iterator<Item = &&'t str> {
+        self.0.iter().map(|(d, _)| d)
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&&'t str, &usize)> {
+        self.0.iter().map(|(d, n)| (d, n))
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(super) fn contains_key(&self, display: &str) -> bool {
+        self.0.iter().any(|(d, _)| *d == display)
+    }
 }
 
 impl Cand<'_> {

@@ -155,7 +155,7 @@ impl Analyzer {
                 in_title: false,
                 shared: false,
                 chunk: false,
-                displays: FxHashMap::default(),
+                displays: candidates::Displays::default(),
             });
             c.chunk |= t.chunk;
             c.in_title |= in_title;
@@ -166,7 +166,7 @@ impl Analyzer {
                     .is_some_and(|w| w.is_ascii() && !w.bytes().any(|b| b.is_ascii_uppercase()));
             c.tf += if in_title { 2.0 } else { 1.0 };
             c.count += 1;
-            *c.displays.entry(t.display()).or_default() += 1;
+            c.displays.add(t.display());
         }
         candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
         candidates::mark_names_and_terms(&mut cands, df, analysed.title_case);

@@ -109,6 +109,11 @@ impl SiteFreq {
     /// The share of this site's items that hold `key` when at least `min_items` of them do and
     /// it is [`LABEL_CONCENTRATION`] times rarer, as a share, in the other sites' items.
     fn label_share(&self, key: u64, global: u32, docs: u64, min_items: u32) -> Option<f64> {
+        // (the site's count is at most the archive's: a rare term, most of an item's, needs no
+        // look at the sketch)
+        if global < min_items {
+            return None;
+        }
         let here = self.count(key).min(global);
         if here < min_items || self.docs == 0 {
             return None;

@@ -136,7 +136,7 @@ impl Analyzer {
             };
             let mut out = Vec::with_capacity(tokens.len() * 2);
             let mut end = 0;
-            for mut t in tokens {
+            for t in tokens {
                 // lindera drops white space: a gap between tokens is a word boundary.
                 if t.byte_start > end {
                     out.push(Tok {
@@ -151,7 +151,7 @@ impl Analyzer {
                 let start = t.byte_start;
                 end = t.byte_end;
                 let surface = &text[start..end];
-                let (pos_kind, sahen, stop, proper) = self.pos_kind(&mut t);
+                let (pos_kind, sahen, stop, proper) = self.pos_kind(&t);
                 let kind = classify_with(surface, pos_kind);
                 // Hyphenated Latin words stay one word: zero-day, right-to-repair. So, for
                 // keywords (the search index keeps its parts), do a name with a digit and the
@@ -195,15 +195,19 @@ impl Analyzer {
     }
 
     /// The part-of-speech kind of a token, whether it is サ変接続, whether it is a stop word and
-    /// whether it is a 固有名詞, cached per word id (a system word's surface is fixed).
-    pub(super) fn pos_kind(&self, t: &mut lindera::token::Token) -> (Kind, bool, bool, bool) {
+    /// whether it is a 固有名詞, cached per word id: a system word's surface is fixed, and an
+    /// unknown word's part of speech is its unknown-dictionary entry's (only its stop-list test
+    /// is per surface). The parts of speech are read from the dictionary's bytes, not through
+    /// `Token::details`, which allocates the token's whole field list.
+    pub(super) fn pos_kind(&self, t: &lindera::token::Token) -> (Kind, bool, bool, bool) {
         use std::sync::atomic::{AtomicU8, Ordering};
         static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
-        let compute = |t: &mut lindera::token::Token| {
-            let stop = self.stop_ja.contains(t.surface.as_ref());
-            let details = t.details();
-            let pos = details.first().copied().unwrap_or("");
-            let sub1 = details.get(1).copied().unwrap_or("");
+        static UNKNOWN: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+        let dictionary = &self.segmenter.dictionary;
+        let id = t.word_id.id() as usize;
+        let pos_of = |mut details: lindera_dictionary::dictionary::DetailFields| {
+            let pos = details.next().unwrap_or("");
+            let sub1 = details.next().unwrap_or("");
             let kind = match (pos, sub1) {
                 ("名詞", "一般" | "固有名詞" | "サ変接続" | "形容動詞語幹") => {
                     Kind::Noun
@@ -213,37 +217,67 @@ impl Analyzer {
                 ("接頭詞", "名詞接続") => Kind::Prefix,
                 _ => Kind::Break,
             };
-            (kind, sub1 == "サ変接続", stop, sub1 == "固有名詞")
+            (kind, sub1 == "サ変接続", sub1 == "固有名詞")
         };
-        if !t.word_id.is_system() || t.word_id.is_unknown() {
-            return compute(t);
-        }
-        let cache = CACHE.get_or_init(|| {
-            (0..self.segmenter.dictionary.prefix_dictionary.word_count())
-                .map(|_| AtomicU8::new(0))
-                .collect()
-        });
-        let Some(slot) = cache.get(t.word_id.id() as usize) else {
-            return compute(t);
-        };
+        let stop = || self.stop_ja.contains(t.surface.as_ref());
         // Bits: kind index + 1 (low 3), 0x08 固有名詞, 0x40 stop word, 0x80 サ変接続; 0 means
         // not seen yet.
-        let v = slot.load(Ordering::Relaxed);
-        if v != 0 {
-            return (
+        let encode = |kind: Kind, sahen: bool, stop: bool, proper: bool| {
+            let idx = KINDS.iter().position(|k| *k == kind).expect("listed") as u8 + 1;
+            idx | if sahen { 0x80 } else { 0 }
+                | if stop { 0x40 } else { 0 }
+                | if proper { 0x08 } else { 0 }
+        };
+        let decode = |v: u8| {
+            (
                 KINDS[(v & 0x07) as usize - 1],
                 v & 0x80 != 0,
                 v & 0x40 != 0,
                 v & 0x08 != 0,
-            );
+            )
+        };
+        let unknown = t.word_id.is_unknown();
+        let details = || {
+            if unknown {
+                dictionary.unknown_word_details_iter(id)
+            } else {
+                dictionary.word_details_iter(id)
+            }
+        };
+        let cache = if unknown {
+            UNKNOWN.get_or_init(|| {
+                (0..dictionary.unknown_dictionary.costs.len())
+                    .map(|_| AtomicU8::new(0))
+                    .collect()
+            })
+        } else if t.word_id.is_system() {
+            CACHE.get_or_init(|| {
+                (0..dictionary.prefix_dictionary.word_count())
+                    .map(|_| AtomicU8::new(0))
+                    .collect()
+            })
+        } else {
+            // (no user dictionary is loaded; its words would have no fixed entry here)
+            let (kind, sahen, proper) = pos_of(lindera_dictionary::dictionary::DetailFields::unk());
+            return (kind, sahen, stop(), proper);
+        };
+        let Some(slot) = cache.get(id) else {
+            let (kind, sahen, proper) = pos_of(details());
+            return (kind, sahen, stop(), proper);
+        };
+        let v = slot.load(Ordering::Relaxed);
+        if v != 0 {
+            let (kind, sahen, cached_stop, proper) = decode(v);
+            let stop = if unknown { stop() } else { cached_stop };
+            return (kind, sahen, stop, proper);
         }
-        let (kind, sahen, stop, proper) = compute(t);
-        let idx = KINDS.iter().position(|k| *k == kind).expect("listed") as u8 + 1;
-        let bits = idx
-            | if sahen { 0x80 } else { 0 }
-            | if stop { 0x40 } else { 0 }
-            | if proper { 0x08 } else { 0 };
-        slot.store(bits, Ordering::Relaxed);
+        let (kind, sahen, proper) = pos_of(details());
+        let stop = stop();
+        // (an unknown word's stop bit is never stored: it is its surface's)
+        slot.store(
+            encode(kind, sahen, stop && !unknown, proper),
+            Ordering::Relaxed,
+        );
         (kind, sahen, stop, proper)
     }
 
@@ -276,7 +310,26 @@ impl Analyzer {
     /// and a keyword must be a phrase of the index's tokens. Only the keyword and the stretch of
     /// the line around it are analysed again, in search's decompose mode.
     pub(super) fn findable(&self, keyword: &str, item: &Item, analysed: &ItemTerms) -> bool {
-        let query = self.search_tokens(keyword);
+        // (a keyword's own tokens are the same in every item, and most keywords recur across
+        // items: kept per thread, so only the line's stretch is segmented again)
+        thread_local! {
+            static QUERIES: std::cell::RefCell<FxHashMap<String, std::rc::Rc<[SearchToken]>>> =
+                std::cell::RefCell::new(FxHashMap::default());
+        }
+        let query = match QUERIES.with(|q| q.borrow().get(keyword).cloned()) {
+            Some(hit) => hit,
+            None => {
+                let query: std::rc::Rc<[SearchToken]> = self.search_tokens(keyword).into();
+                QUERIES.with(|q| {
+                    let mut q = q.borrow_mut();
+                    if q.len() > 10_000 {
+                        q.clear();
+                    }
+                    q.insert(keyword.to_string(), query.clone());
+                });
+                query
+            }
+        };
         if query.is_empty() {
             return false;
         }
