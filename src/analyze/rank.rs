@@ -718,9 +718,11 @@ mod tests {
         let action = weight("rewrit", false, true, false);
         assert!(name > phrase && phrase > common && common > action);
         assert!(weight("富士通", true, false, false) > weight("半導体", false, false, false));
-        // An organisation's Japanese name ranks as an English name; a lone two-character
-        // common word below a compound.
-        assert_eq!(weight("内閣府", true, false, false), name);
+        // An organisation's Japanese name outweighs an English name (it is rarer than a
+        // Title Case word, and names the actor); its tail alone is no organisation; a lone
+        // two-character common word ranks below a compound.
+        assert!(weight("内閣府", true, false, false) > name);
+        assert!(weight("内閣府", true, false, false) > weight("取引所", true, false, false));
         assert!(weight("年率", false, false, false) < weight("個人消費", false, false, false));
     }
 
