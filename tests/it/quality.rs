@@ -19,10 +19,10 @@
 //!     the seventh round on;
 //! - `tests/quality/keywords-heldout6.toml`, the **held-out part** (130 items, 70 English from
 //!   14 outlets, 60 Japanese from 12 sites), labelled blind before the seventh round's rules by
-//!   four labellers who had not run matome on it, and never opened while tuning (read by its
-//!   aggregates only): only its aggregate figures are printed
-//!   (precision@3 and recall@3, overall and per language), never an item, a title or a miss,
-//!   and the floors of the goal are set on it.
+//!   four labellers who had not run matome on it, and never opened while tuning (read twice, by
+//!   its aggregates only: before the round's rules and at its end): only its aggregate figures
+//!   are printed (precision@3 and recall@3, overall and per language), never an item, a title or
+//!   a miss, and the floors of the goal are set on it.
 //!
 //! Precision@3 is the share of shown keywords that are gold or acceptable; recall@3 the share of
 //! the gold tags a top 3 can show (at most 3 an item, "capped recall": a reader who tagged four
@@ -283,9 +283,11 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 
 /// The held-out part's floors. Part 6 read once before the seventh round's rules (main's
 /// analyser, version 8), aggregates only: precision@3 0.746 (Japanese 0.816, English 0.686),
-/// recall@3 0.523 (Japanese 0.587, English 0.469). Issue 25's goal is precision@3 ≥ 0.68, each
-/// language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall floor
-/// just under what was reached (the goal is not met: raise it to 0.60 once it is).
+/// recall@3 0.523 (Japanese 0.587, English 0.469); and once at the round's end (version 9):
+/// precision@3 0.751 (Japanese 0.816, English 0.695), recall@3 0.521 (Japanese 0.575, English
+/// 0.473). Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60: the
+/// precision floors are the goal, met; the recall floor just under what was reached (the goal is
+/// not met: raise it to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
 const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
@@ -301,14 +303,23 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
 /// - part 5 (held out in round 5): 0.769 (Japanese 0.803, English 0.743), recall@3 0.590;
 ///   the five parts together 0.786 (Japanese 0.828, English 0.748), recall@3 0.639;
 /// - part 6 (held out in round 6): 0.746 (Japanese 0.783, English 0.713), recall@3 0.553.
+///
+/// At the seventh round (version 9), the floors raised under these:
+/// - part 1: 0.784 (Japanese 0.814, English 0.756), recall@3 0.688;
+/// - part 2: 0.798 (Japanese 0.838, English 0.760), recall@3 0.649;
+/// - part 3: 0.825 (Japanese 0.851, English 0.800), recall@3 0.648;
+/// - part 4: 0.805 (Japanese 0.867, English 0.755), recall@3 0.634;
+/// - part 5: 0.789 (Japanese 0.826, English 0.761), recall@3 0.602;
+/// - part 6: 0.779 (Japanese 0.806, English 0.756), recall@3 0.579;
+///   the six parts together 0.796 (Japanese 0.833, English 0.763), recall@3 0.637.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
-        Part::Tuning => (0.76, 0.73, 0.66),
-        Part::Tuning2 => (0.76, 0.73, 0.61),
-        Part::Tuning3 => (0.78, 0.74, 0.62),
-        Part::Tuning4 => (0.78, 0.74, 0.62),
-        Part::Tuning5 => (0.75, 0.73, 0.58),
-        Part::Tuning6 => (0.72, 0.69, 0.54),
+        Part::Tuning => (0.77, 0.74, 0.67),
+        Part::Tuning2 => (0.78, 0.74, 0.63),
+        Part::Tuning3 => (0.80, 0.78, 0.63),
+        Part::Tuning4 => (0.79, 0.74, 0.62),
+        Part::Tuning5 => (0.77, 0.74, 0.59),
+        Part::Tuning6 => (0.76, 0.74, 0.56),
         Part::HeldOut6 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
