@@ -23,37 +23,55 @@ pub(super) struct Cand<'t> {
     /// Somewhere a whole noun chunk of its sentence (see [`super::Term::chunk`]).
     pub(super) chunk: bool,
     pub(super) displays: Displays<'t>,
+    /// The key's [`super::term_hash`], computed once: the archive's and the site's counts are
+    /// looked up with it.
+    pub(super) hash: u64,
+    /// In how many of the archive's items the key occurs ([`DocFreq::count`]), looked up once
+    /// for the site's labels, the shared terms and the score.
+    pub(super) global: u32,
 }
 
-/// How a candidate is written, with each form's count. Most candidates have one or two forms:
-/// a short vector searched in order, not a hash table allocated per candidate. Nothing reads
-/// its order (each use asks whether any or all forms match, or takes the most frequent with a
-/// tie broken by the form itself).
+/// How a candidate is written, with each form's count. Most candidates have one form: it is
+/// held inline, and only a second one allocates (a short vector searched in order, not a hash
+/// table per candidate). Nothing reads its order (each use asks whether any or all forms match,
+/// or takes the most frequent with a tie broken by the form itself).
 #[derive(Default)]
-pub(super) struct Displays<'t>(Vec<(&'t str, usize)>);
+pub(super) struct Displays<'t> {
+    first: Option<(&'t str, usize)>,
+    more: Vec<(&'t str, usize)>,
+}
 
 impl<'t> Displays<'t> {
+    /// Counts one occurrence written as `display`.
     pub(super) fn add(&mut self, display: &'t str) {
-        match self.0.iter_mut().find(|(d, _)| *d == display) {
-            Some((_, n)) => *n += 1,
-            None => self.0.push((display, 1)),
+        match &mut self.first {
+            None => self.first = Some((display, 1)),
+            Some((d, n)) if *d == display => *n += 1,
+            Some(_) => match self.more.iter_mut().find(|(d, _)| *d == display) {
+                Some((_, n)) => *n += 1,
+                None => self.more.push((display, 1)),
+            },
         }
     }
 
+    /// The forms.
     pub(super) fn keys(&self) -> impl Iterator<Item = &&'t str> {
-        self.0.iter().map(|(d, _)| d)
+        self.iter().map(|(d, _)| d)
     }
 
+    /// The forms with their counts.
     pub(super) fn iter(&self) -> impl Iterator<Item = (&&'t str, &usize)> {
-        self.0.iter().map(|(d, n)| (d, n))
+        self.first.iter().chain(&self.more).map(|(d, n)| (d, n))
     }
 
+    /// How many forms.
     pub(super) fn len(&self) -> usize {
-        self.0.len()
+        usize::from(self.first.is_some()) + self.more.len()
     }
 
+    /// Whether `display` is one of the forms.
     pub(super) fn contains_key(&self, display: &str) -> bool {
-        self.0.iter().any(|(d, _)| *d == display)
+        self.keys().any(|d| *d == display)
     }
 }
 
@@ -84,11 +102,7 @@ const ROLE_NOUNS: &[&str] = &["startup", "maker", "firm", "giant", "compani"];
 ///   neighbours ("memory safety", "hedge funds"), so it may be shown though the item says it
 ///   once (it does not make its words fragments);
 /// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate.
-pub(super) fn mark_names_and_terms(
-    cands: &mut FxHashMap<&str, Cand>,
-    df: &DocFreq,
-    title_case: bool,
-) {
+pub(super) fn mark_names_and_terms(cands: &mut FxHashMap<&str, Cand>, title_case: bool) {
     cands.retain(|k, _| {
         !(k.is_ascii()
             && k.rsplit(' ')
@@ -122,7 +136,7 @@ pub(super) fn mark_names_and_terms(
         }
         if c.phrase
             && !c.proper
-            && df.df.get(&super::term_hash(k)).copied().unwrap_or(0) >= SHARED_TERM_ITEMS
+            && c.global >= SHARED_TERM_ITEMS
             && c.displays.keys().any(|d| {
                 d.split(' ')
                     .all(|w| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
@@ -146,12 +160,17 @@ pub(super) fn drop_site_labels(
     stem: impl Fn(&str) -> String,
 ) {
     let number = |w: &str| w.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-    cands.retain(|k, _| {
-        !df.is_site_label(site, k)
-            && !k.split_once(' ').is_some_and(|(head, rest)| {
-                rest.split(' ').all(number) && df.is_site_label(site, head)
-            })
-    });
+    // (the site's sketch is looked up once, and each candidate's hash and count were taken when
+    // it was gathered; an archive without the site has no labels of it)
+    let sketch = df.site(site);
+    if let Some(sketch) = sketch {
+        cands.retain(|k, c| {
+            !sketch.is_label(c.hash, c.global, df.docs)
+                && !k.split_once(' ').is_some_and(|(head, rest)| {
+                    rest.split(' ').all(number) && df.is_site_label(site, head)
+                })
+        });
+    }
     let Some((prefix, _)) = title.split_once(": ") else {
         return;
     };
@@ -162,12 +181,12 @@ pub(super) fn drop_site_labels(
     }
     let short = words <= 2;
     let last = prefix.rsplit(' ').next().unwrap_or(prefix);
-    let label = cands
-        .iter()
-        .any(|(k, c)| c.displays.contains_key(prefix) && df.is_site_title_label(site, k))
-        || (short
-            && last.is_ascii()
-            && df.is_site_title_label(site, &stem(&last.to_ascii_lowercase())));
+    let label = cands.iter().any(|(_, c)| {
+        c.displays.contains_key(prefix)
+            && sketch.is_some_and(|s| s.is_title_label(c.hash, c.global, df.docs))
+    }) || (short
+        && last.is_ascii()
+        && df.is_site_title_label(site, &stem(&last.to_ascii_lowercase())));
     if label {
         cands.retain(|_, c| {
             !c.displays
@@ -197,14 +216,24 @@ pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>, df: &DocFreq) {
                         .is_none_or(|b| *b == b' ')
             })
     };
+    // (only kept phrases hold fragments: they are found once, not once per candidate)
+    let kept: Vec<(&str, &Cand)> = cands
+        .iter()
+        .filter(|(_, d)| d.kept())
+        .map(|(l, d)| (*l, d))
+        .collect();
+    // (with none, nothing is a fragment: a versioned head's phrase is a kept name too)
+    if kept.is_empty() {
+        return;
+    }
     let fragments: Vec<&str> = cands
         .iter()
         .filter(|(k, c)| {
             // (a common English word inside a kept phrase is that phrase's: "garbage" of
             // "garbage collection")
             let common = !c.phrase && (!c.proper || c.lower) && k.is_ascii();
-            cands.iter().any(|(l, d)| {
-                if !d.kept() || !inside(k, l) {
+            kept.iter().any(|&(l, d)| {
+                if !inside(k, l) {
                     return false;
                 }
                 common
@@ -218,7 +247,7 @@ pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>, df: &DocFreq) {
             })
         })
         .map(|(k, _)| *k)
-        .chain(absorbed_words(cands, df, inside))
+        .chain(absorbed_words(cands, &kept, df, inside))
         .chain(versioned_heads(cands))
         .collect();
     for k in fragments {
@@ -232,6 +261,7 @@ pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>, df: &DocFreq) {
 /// common noun ("Kubernetes release", "Chrome update") is the name's phrase, not a term.
 fn absorbed_words<'a>(
     cands: &FxHashMap<&'a str, Cand>,
+    kept: &[(&str, &Cand)],
     df: &DocFreq,
     inside: impl Fn(&str, &str) -> bool,
 ) -> Vec<&'a str> {
@@ -253,11 +283,10 @@ fn absorbed_words<'a>(
                 })
         })
         .filter(|(k, c)| {
-            let held: usize = cands
+            let held: usize = kept
                 .iter()
                 .filter(|(l, d)| {
-                    d.kept()
-                        && inside(k, l)
+                    inside(k, l)
                         && (d.proper || (d.count >= 2 && l.split(' ').all(|w| w == **k || rare(w))))
                 })
                 .map(|(_, d)| d.count)

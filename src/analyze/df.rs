@@ -37,8 +37,18 @@ impl DocFreq {
 
     /// [`DocFreq::idf`] of a hashed key.
     pub fn idf_of(&self, hash: u64) -> f64 {
-        let df = self.df.get(&hash).copied().unwrap_or(0) as f64;
-        ((1.0 + self.docs as f64) / (1.0 + df)).ln() + 1.0
+        self.idf_of_count(self.count(hash))
+    }
+
+    /// In how many items of the archive the term with this hashed key occurs.
+    pub fn count(&self, hash: u64) -> u32 {
+        self.df.get(&hash).copied().unwrap_or(0)
+    }
+
+    /// [`DocFreq::idf`] of a term found in `count` items ([`DocFreq::count`]): for a caller
+    /// that already looked the count up.
+    pub fn idf_of_count(&self, count: u32) -> f64 {
+        ((1.0 + self.docs as f64) / (1.0 + count as f64)).ln() + 1.0
     }
 
     /// Counts one item's distinct keys, in the whole archive only (no site).
@@ -74,10 +84,15 @@ impl DocFreq {
     /// archive's size (false for a site the archive does not hold).
     fn site_test(&self, site: &str, key: &str, test: fn(&SiteFreq, u64, u32, u64) -> bool) -> bool {
         let hash = super::term_hash(key);
-        let global = self.df.get(&hash).copied().unwrap_or(0);
-        self.sites
-            .get(&site_hash(site))
-            .is_some_and(|s| test(s, hash, global, self.docs))
+        self.site(site)
+            .is_some_and(|s| test(s, hash, self.count(hash), self.docs))
+    }
+
+    /// The sketch of `site`'s items, if the archive holds any: for a caller testing many keys
+    /// of one site ([`SiteFreq::is_label`], [`SiteFreq::is_title_label`]), which looks it up
+    /// once.
+    pub fn site(&self, site: &str) -> Option<&SiteFreq> {
+        self.sites.get(&site_hash(site))
     }
 
     /// Frequencies over `items` from scratch, analysing them in parallel.

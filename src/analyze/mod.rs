@@ -144,18 +144,23 @@ impl Analyzer {
             if excluded.contains(t.key.as_str()) {
                 continue;
             }
-            let c = cands.entry(t.key.as_str()).or_insert(Cand {
-                tf: 0.0,
-                count: 0,
-                first: pos,
-                phrase: t.phrase,
-                weak: t.weak,
-                proper: false,
-                lower: false,
-                in_title: false,
-                shared: false,
-                chunk: false,
-                displays: candidates::Displays::default(),
+            let c = cands.entry(t.key.as_str()).or_insert_with(|| {
+                let hash = term_hash(&t.key);
+                Cand {
+                    tf: 0.0,
+                    count: 0,
+                    first: pos,
+                    phrase: t.phrase,
+                    weak: t.weak,
+                    proper: false,
+                    lower: false,
+                    in_title: false,
+                    shared: false,
+                    chunk: false,
+                    displays: candidates::Displays::default(),
+                    hash,
+                    global: df.count(hash),
+                }
             });
             c.chunk |= t.chunk;
             c.in_title |= in_title;
@@ -169,7 +174,7 @@ impl Analyzer {
             c.displays.add(t.display());
         }
         candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
-        candidates::mark_names_and_terms(&mut cands, df, analysed.title_case);
+        candidates::mark_names_and_terms(&mut cands, analysed.title_case);
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);
         let mut scored: Vec<(f64, usize, &str, &str)> = cands
@@ -212,7 +217,7 @@ impl Analyzer {
                 if once_chunk {
                     weight *= rank::TEXT_NOUN_CHUNK_WEIGHT;
                 }
-                let score = c.tf * df.idf(key) * weight;
+                let score = c.tf * df.idf_of_count(c.global) * weight;
                 Some((score, c.first, key, display))
             })
             .collect();
