@@ -246,7 +246,7 @@ impl Analyzer {
                         && k.split(' ')
                             .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w)))
             });
-            if !overlaps && (display.is_ascii() || self.findable(display, item, analysed)) {
+            if !overlaps && (display.is_ascii() || self.findable(display, analysed)) {
                 chosen.push((key, display));
             }
         }

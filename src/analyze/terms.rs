@@ -71,6 +71,8 @@ impl Analyzer {
         let title_end = joined.len();
         joined.push('\n');
         let mut bounds = Vec::with_capacity(sents.len());
+        let mut prepared = Vec::with_capacity(sents.len() + 1);
+        prepared.push(title);
         for (n, s) in sents.iter().enumerate() {
             let start = joined.len();
             let s = prepare(s);
@@ -78,6 +80,7 @@ impl Analyzer {
             joined.push_str(if n == 0 { rank::strip_dateline(&s) } else { &s });
             bounds.push((start, joined.len()));
             joined.push('\n');
+            prepared.push(s);
         }
         let toks = self.tokens(&joined);
         let title_len = toks
@@ -129,6 +132,7 @@ impl Analyzer {
         ItemTerms {
             title,
             sentences,
+            prepared,
             verb,
             title_case: headline.title_case,
         }
@@ -769,6 +773,9 @@ impl Term {
 pub struct ItemTerms<'a> {
     pub(super) title: Vec<Term>,
     pub(super) sentences: Vec<Sentence<'a>>,
+    /// The title and then each sentence, prepared ([`prepare`]) but not stripped of labels or
+    /// a dateline: where [`Analyzer::findable`] looks for a keyword, prepared only once.
+    pub(super) prepared: Vec<Cow<'a, str>>,
     /// The stem of the title's verb ("falls" of "Dollar index falls to …"): no phrase of the
     /// item holds it.
     pub(super) verb: Option<String>,

@@ -309,7 +309,7 @@ impl Analyzer {
     /// differently alone than in its sentence (オーバーツーリズム alone is オー + バーツーリズム),
     /// and a keyword must be a phrase of the index's tokens. Only the keyword and the stretch of
     /// the line around it are analysed again, in search's decompose mode.
-    pub(super) fn findable(&self, keyword: &str, item: &Item, analysed: &ItemTerms) -> bool {
+    pub(super) fn findable(&self, keyword: &str, analysed: &ItemTerms) -> bool {
         // (a keyword's own tokens are the same in every item, and most keywords recur across
         // items: kept per thread, so only the line's stretch is segmented again)
         thread_local! {
@@ -333,10 +333,8 @@ impl Analyzer {
         if query.is_empty() {
             return false;
         }
-        let lines =
-            std::iter::once(item.title.as_str()).chain(analysed.sentences.iter().map(|s| s.text));
-        for line in lines {
-            let line = prepare(line);
+        // (the title, then the sentences, as item_terms prepared them)
+        for line in &analysed.prepared {
             let Some(at) = line.find(keyword) else {
                 continue;
             };
