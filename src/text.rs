@@ -218,14 +218,34 @@ pub fn fold_whitespace(s: &str) -> String {
 }
 
 /// Whether [`fold_whitespace`] would return `s` unchanged (so it need not be copied).
+/// Every sentence of every item is prepared, so this reads bytes: only ASCII and the characters
+/// led by 0xC2, 0xE1 or 0xE2 (U+0080..U+00BF, U+1000..U+2FFF) can be white space that folds (the
+/// ideographic space, U+3000, is kept), so no other character is decoded.
 pub fn is_folded(s: &str) -> bool {
+    let bytes = s.as_bytes();
     let mut prev_space = true; // the start counts as a space: no leading white space
-    for c in s.chars() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let c = if b < 0x80 {
+            char::from(b)
+        } else if matches!(b, 0xc2 | 0xe1 | 0xe2) {
+            s[i..]
+                .chars()
+                .next()
+                .expect("a lead byte starts a character")
+        } else {
+            // (a byte of a character that is no white space)
+            prev_space = false;
+            i += 1;
+            continue;
+        };
         let space = c == '\n' || c == '\r' || is_fold_space(c);
         if space && (prev_space || !(c == ' ' || c == '\n')) {
             return false;
         }
         prev_space = space;
+        i += c.len_utf8();
     }
     !prev_space || s.is_empty()
 }
@@ -478,8 +498,26 @@ mod tests {
             "a\u{a0}b",
             "\n",
             " ",
+            "é b",
+            "日本 銀行。",
         ] {
             assert_eq!(is_folded(s), fold_whitespace(s) == s, "{s:?}");
+        }
+        // (every white space character, alone, doubled and between words of every script: the
+        // byte scan decodes only some characters)
+        for c in (0..0x3100)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+        {
+            for s in [
+                format!("{c}"),
+                format!("a{c}b"),
+                format!("日{c}本"),
+                format!("é{c}{c}ü"),
+                format!("a {c}"),
+            ] {
+                assert_eq!(is_folded(&s), fold_whitespace(&s) == s, "{s:?}");
+            }
         }
     }
 
