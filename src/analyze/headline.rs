@@ -355,13 +355,7 @@ impl Headline {
             let capital = word.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit());
             // (a possessive belongs to the subject: "Ostrander Bank's third-quarter profit
             // beats …", "Chile's copper output falls …")
-            if capital
-                && nouns == 0
-                && toks
-                    .get(end)
-                    .is_some_and(|t| matches!(t.surface, "'" | "\u{2019}"))
-                && toks.get(end + 1).is_some_and(|t| t.surface == "s")
-            {
+            if capital && nouns == 0 && super::tokens::possessive_at(toks, end) {
                 end += 2;
             }
             if capital && nouns == 0 {

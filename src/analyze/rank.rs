@@ -145,13 +145,6 @@ const CALENDAR_AND_AMOUNTS: &[&str] = &[
     "oct",
     "nov",
     "dec",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
     "million",
     "billion",
     "trillion",
@@ -160,17 +153,27 @@ const CALENDAR_AND_AMOUNTS: &[&str] = &[
     "mn",
 ];
 
-/// Whether a lower-case English word is a date's or an amount's (see [`CALENDAR_AND_AMOUNTS`]).
+/// The days of the week, calendar words too (see [`calendar_or_amount`]); after a capitalised
+/// word one names a day (Black Friday).
+const WEEKDAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Whether a lower-case English word is a date's or an amount's (see [`CALENDAR_AND_AMOUNTS`]
+/// and [`WEEKDAYS`]).
 pub(super) fn calendar_or_amount(lower: &str) -> bool {
-    CALENDAR_AND_AMOUNTS.contains(&lower)
+    CALENDAR_AND_AMOUNTS.contains(&lower) || weekday(lower)
 }
 
 /// Whether a lower-case English word is a day of the week.
 pub(super) fn weekday(lower: &str) -> bool {
-    matches!(
-        lower,
-        "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday"
-    )
+    WEEKDAYS.contains(&lower)
 }
 
 /// Units of measure written after a number (120Hz, 80Gbps, 7,300 mAh, 9 GW, 17B): the amount

@@ -3,7 +3,7 @@
 //! and an item analysed once ([`ItemTerms`]) for keywords, summaries and document frequencies.
 //! How candidates are weighed and ranked is [`super::rank`]'s.
 
-use super::tokens::{has_upper, latin_word};
+use super::tokens::{has_upper, latin_word, possessive_at};
 use super::*;
 
 /// A word or phrase that may become a keyword.
@@ -214,11 +214,8 @@ impl Analyzer {
                 let subject = headline.is_some_and(|h| start < h.subject_end);
                 let verb = headline.is_some_and(|h| h.is_verb(start));
                 // (so does a possessive: "Intel's Panther Lake", "Micron's HBM4 samples")
-                let possessive = word.starts_with(|c: char| c.is_ascii_uppercase())
-                    && toks
-                        .get(i)
-                        .is_some_and(|t| matches!(t.surface, "'" | "\u{2019}"))
-                    && toks.get(i + 1).is_some_and(|t| t.surface == "s");
+                let possessive =
+                    word.starts_with(|c: char| c.is_ascii_uppercase()) && possessive_at(toks, i);
                 let named =
                     !title_case && (mid_english_sentence || japanese || subject || possessive);
                 self.english_word(&word, named, verb, out);

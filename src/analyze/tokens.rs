@@ -391,6 +391,13 @@ impl Analyzer {
     }
 }
 
+/// Whether the tokens at `at` are a possessive's apostrophe and "s" (Intel's, Bank’s).
+pub(super) fn possessive_at(toks: &[Tok], at: usize) -> bool {
+    toks.get(at)
+        .is_some_and(|t| matches!(t.surface, "'" | "\u{2019}"))
+        && toks.get(at + 1).is_some_and(|t| t.surface == "s")
+}
+
 /// The Latin word starting at token `start` (letters and digits, with dotted parts: Next.js,
 /// Node.js, 3.13; a number after a hyphen: Chandrayaan-4, GPT-5, us-east-1; plus signs: C++,
 /// OPEC+, N+1; a slash between names: JPCERT/CC) and the index of the token after it.
