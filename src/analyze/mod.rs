@@ -13,6 +13,7 @@ mod candidates;
 pub mod df;
 mod headline;
 mod rank;
+pub mod ranker;
 pub mod sites;
 pub mod summary;
 mod terms;
@@ -38,7 +39,7 @@ use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 9;
+pub const ANALYZER_VERSION: u32 = 10;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -79,13 +80,14 @@ impl Analyzer {
         })
     }
 
-    /// A fingerprint of what decides the analyser's output (version and stop lists). Saved in
+    /// A fingerprint of what decides the analyser's output (version, stop lists and the keyword
+    /// ranker's model, so that a retrained model rebuilds them even without a bump). Saved in
     /// the caches (`df.tsv`, the search index), so it is a fixed hash ([`crate::hash::fnv1a`]),
     /// the same under every Rust release.
     pub fn fingerprint(&self) -> String {
         format!(
             "v{ANALYZER_VERSION}-{:016x}",
-            fingerprint_hash(STOP_JA, STOP_EN)
+            fingerprint_hash(STOP_JA, STOP_EN, ranker::MODEL)
         )
     }
 
@@ -123,14 +125,15 @@ impl Analyzer {
         self.keywords_of(&self.item_terms(item), item, df, n)
     }
 
-    /// [`Analyzer::keywords`] from an item already analysed.
-    pub fn keywords_of(
+    /// An item's keyword candidates in the hand-set order (score, then first occurrence, then
+    /// key), each with what decided its score: what [`Analyzer::keywords_of`] re-ranks and
+    /// chooses from.
+    fn ranked<'t>(
         &self,
-        analysed: &ItemTerms,
+        analysed: &'t ItemTerms,
         item: &Item,
         df: &DocFreq,
-        n: usize,
-    ) -> Vec<String> {
+    ) -> Vec<ranker::Ranked<'t>> {
         let title = &analysed.title;
         let text = analysed.sentences.iter().flat_map(|s| s.terms.iter());
         let excluded = self.excluded_for(&item.category, &item.site);
@@ -177,7 +180,7 @@ impl Analyzer {
         candidates::mark_names_and_terms(&mut cands, analysed.title_case);
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);
-        let mut scored: Vec<(f64, usize, &str, &str)> = cands
+        let mut scored: Vec<ranker::Ranked> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
             // is a name, a title's lower-case noun phrase ("chip factory") or a whole noun chunk
@@ -217,20 +220,80 @@ impl Analyzer {
                 if once_chunk {
                     weight *= rank::TEXT_NOUN_CHUNK_WEIGHT;
                 }
-                let score = c.tf * df.idf_of_count(c.global) * weight;
-                Some((score, c.first, key, display))
+                let idf = df.idf_of_count(c.global);
+                Some(ranker::Ranked {
+                    key,
+                    display,
+                    facts: ranker::Facts {
+                        score: c.tf * idf * weight,
+                        tf: c.tf,
+                        count: c.count,
+                        first: c.first,
+                        idf,
+                        weight,
+                        in_title: c.in_title,
+                        proper,
+                        phrase: c.phrase,
+                        weak: c.weak,
+                        chunk: c.chunk,
+                        lower: c.lower,
+                        once_chunk,
+                    },
+                })
             })
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
+        scored.sort_by(|a, b| {
+            b.facts
+                .score
+                .total_cmp(&a.facts.score)
+                .then(a.facts.first.cmp(&b.facts.first))
+                .then(a.key.cmp(b.key))
+        });
+        scored
+    }
+
+    /// The features the keyword ranker reads for an item's strongest candidates (the display
+    /// of each and its features, in the hand-set order): what `scripts/train-keyword-ranker`
+    /// trains on, computed by the code that ranks.
+    pub fn keyword_features(
+        &self,
+        analysed: &ItemTerms,
+        item: &Item,
+        df: &DocFreq,
+    ) -> Vec<(String, [f64; ranker::FEATURES])> {
+        let ranked = self.ranked(analysed, item, df);
+        let features = ranker::features_of(&ranked, &analysed.prepared[0]);
+        ranked
+            .iter()
+            .zip(features)
+            .map(|(r, f)| (r.display.to_string(), f))
+            .collect()
+    }
+
+    /// [`Analyzer::keywords`] from an item already analysed.
+    pub fn keywords_of(
+        &self,
+        analysed: &ItemTerms,
+        item: &Item,
+        df: &DocFreq,
+        n: usize,
+    ) -> Vec<String> {
+        let mut scored = self.ranked(analysed, item, df);
+        let top = scored.first().map_or(0.0, |s| s.facts.score);
+        // (a Japanese item's: on English items the model found nothing the hand-set order
+        // misses, see src/analyze/ranker.rs)
+        if !item.title.is_ascii() {
+            ranker::rerank(&mut scored, &analysed.prepared[0]);
+        }
         let mut chosen: Vec<(&str, &str)> = Vec::new();
-        let top = scored.first().map_or(0.0, |s| s.0);
-        for &(score, _, key, display) in &scored {
+        for r in &scored {
+            let (key, display) = (r.key, r.display);
             if chosen.len() >= n {
                 break;
             }
             // A third keyword far weaker than the first is a guess: better none.
-            if chosen.len() >= 2 && score < top * rank::THIRD_KEYWORD_SHARE {
-                break;
+            if chosen.len() >= 2 && r.facts.score < top * rank::THIRD_KEYWORD_SHARE {
+                continue;
             }
             // One word per idea: skip a term inside (or around) one already chosen, or a word
             // of it alone; two phrases may share a word (Bank of England, Bank Rate).
@@ -307,12 +370,13 @@ fn chains(a: &str, b: &str) -> bool {
     (1..aw.len().min(bw.len())).any(|k| aw[aw.len() - k..] == bw[..k])
 }
 
-/// The hash behind [`Analyzer::fingerprint`]: FNV-1a over the version and each stop list, each
-/// list preceded by its length so that moving a word from one list to the other changes it.
-fn fingerprint_hash(stop_ja: &str, stop_en: &str) -> u64 {
-    let mut bytes = Vec::with_capacity(stop_ja.len() + stop_en.len() + 20);
+/// The hash behind [`Analyzer::fingerprint`]: FNV-1a over the version, each stop list and the
+/// ranker's model, each preceded by its length so that moving a word from one list to the other
+/// changes it.
+fn fingerprint_hash(stop_ja: &str, stop_en: &str, model: &str) -> u64 {
+    let mut bytes = Vec::with_capacity(stop_ja.len() + stop_en.len() + model.len() + 28);
     bytes.extend_from_slice(&ANALYZER_VERSION.to_le_bytes());
-    for list in [stop_ja, stop_en] {
+    for list in [stop_ja, stop_en, model] {
         bytes.extend_from_slice(&(list.len() as u64).to_le_bytes());
         bytes.extend_from_slice(list.as_bytes());
     }
@@ -392,21 +456,35 @@ mod tests {
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {
-        // The value is FNV-1a over (version 9, the lists with their lengths), computed outside
+        // The value is FNV-1a over (version 10, the lists and a model with their lengths), computed outside
         // Rust: a standard-library hasher would change it with a toolchain upgrade and rebuild
         // every cached df.tsv and search index.
         assert_eq!(
-            ANALYZER_VERSION, 9,
+            ANALYZER_VERSION, 10,
             "bump this test's value with the version"
         );
-        assert_eq!(fingerprint_hash("これ\n", "the\n"), 0x9273_bcb5_c5a1_489c);
+        assert_eq!(
+            fingerprint_hash("これ\n", "the\n", "{}"),
+            0xc9e8_fdab_4bc7_649f
+        );
         // Moving a word between the lists changes it.
         assert_ne!(
-            fingerprint_hash("これ\nthe\n", ""),
-            fingerprint_hash("これ\n", "the\n")
+            fingerprint_hash("これ\nthe\n", "", "{}"),
+            fingerprint_hash("これ\n", "the\n", "{}")
+        );
+        // So does a retrained model.
+        assert_ne!(
+            fingerprint_hash("これ\n", "the\n", "{}"),
+            fingerprint_hash("これ\n", "the\n", "{ }")
         );
         let f = Analyzer::get().fingerprint();
-        assert_eq!(f, format!("v9-{:016x}", fingerprint_hash(STOP_JA, STOP_EN)));
+        assert_eq!(
+            f,
+            format!(
+                "v10-{:016x}",
+                fingerprint_hash(STOP_JA, STOP_EN, ranker::MODEL)
+            )
+        );
         assert_eq!(f, Analyzer::get().fingerprint());
     }
 

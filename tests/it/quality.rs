@@ -17,12 +17,20 @@
 //!   - `tests/quality/keywords-heldout5.toml` (130 items, 70 English), labelled blind before the
 //!     sixth round and held out through it (looked at twice, aggregates only), a tuning part from
 //!     the seventh round on;
-//! - `tests/quality/keywords-heldout6.toml`, the **held-out part** (130 items, 70 English from
-//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the seventh round's rules by
-//!   four labellers who had not run matome on it, and never opened while tuning (read twice, by
-//!   its aggregates only: before the round's rules and at its end): only its aggregate figures
-//!   are printed (precision@3 and recall@3, overall and per language), never an item, a title or
-//!   a miss, and the floors of the goal are set on it.
+//!   - `tests/quality/keywords-heldout6.toml` (130 items, 70 English), labelled blind before the
+//!     seventh round and held out through it (looked at twice, aggregates only), a tuning part
+//!     from the eighth round on;
+//! - `tests/quality/keywords-heldout7.toml`, the **held-out part** (130 items, 70 English from
+//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the eighth round's change by
+//!   four labellers who had not run matome on it, never opened while tuning and never used to
+//!   train the keyword ranker (read twice, by its aggregates only: before the round's change and
+//!   at its end): only its aggregate figures are printed (precision@3 and recall@3, overall and
+//!   per language), never an item, a title or a miss, and the floors of the goal are set on it.
+//!
+//! The tuning parts are also what the keyword ranker (`src/analyze/ranker.rs`) is trained on:
+//! `keyword_ranker_features_of_the_tuning_parts` writes their features for
+//! `scripts/train-keyword-ranker`. Their figures are therefore in-sample for the ranker; the
+//! held-out part's are not.
 //!
 //! Precision@3 is the share of shown keywords that are gold or acceptable; recall@3 the share of
 //! the gold tags a top 3 can show (at most 3 an item, "capped recall": a reader who tagged four
@@ -70,18 +78,21 @@ enum Part {
     Tuning5,
     /// The fifth held-out part, a tuning part from issue 25's seventh round on.
     Tuning6,
+    /// The sixth held-out part, a tuning part from issue 25's eighth round on.
+    Tuning7,
     /// The held-out part (only its aggregates are ever printed).
-    HeldOut6,
+    HeldOut7,
 }
 
 /// The tuning parts, in the order they were labelled.
-const TUNING_PARTS: [Part; 6] = [
+const TUNING_PARTS: [Part; 7] = [
     Part::Tuning,
     Part::Tuning2,
     Part::Tuning3,
     Part::Tuning4,
     Part::Tuning5,
     Part::Tuning6,
+    Part::Tuning7,
 ];
 
 impl Part {
@@ -108,9 +119,13 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout5.toml"
             ),
-            Part::HeldOut6 => concat!(
+            Part::Tuning7 => concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout6.toml"
+            ),
+            Part::HeldOut7 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout7.toml"
             ),
         }
     }
@@ -123,7 +138,8 @@ impl Part {
             Part::Tuning4 => "tuning part 4 (held out in round 4)",
             Part::Tuning5 => "tuning part 5 (held out in round 5)",
             Part::Tuning6 => "tuning part 6 (held out in round 6)",
-            Part::HeldOut6 => "held-out part 6",
+            Part::Tuning7 => "tuning part 7 (held out in round 7)",
+            Part::HeldOut7 => "held-out part 7",
         }
     }
 
@@ -281,16 +297,16 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors. Part 6 read once before the seventh round's rules (main's
-/// analyser, version 8), aggregates only: precision@3 0.746 (Japanese 0.816, English 0.686),
-/// recall@3 0.523 (Japanese 0.587, English 0.469); and once at the round's end (version 9):
-/// precision@3 0.751 (Japanese 0.816, English 0.695), recall@3 0.521 (Japanese 0.575, English
-/// 0.473). Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60: the
-/// precision floors are the goal, met; the recall floor just under what was reached (the goal is
-/// not met: raise it to 0.60 once it is).
+/// The held-out part's floors. Part 7 read once before the eighth round's change (main's
+/// analyser, version 9), aggregates only: precision@3 0.797 (Japanese 0.811, English 0.786),
+/// recall@3 0.566 (Japanese 0.598, English 0.539); and once at the round's end (version 10, the
+/// Japanese keyword ranker): precision@3 0.810 (Japanese 0.839, English 0.786), recall@3 0.574
+/// (Japanese 0.615, English 0.539). Issue 25's goal is precision@3 ≥ 0.68, each language ≥
+/// 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall floor just under
+/// what was reached (the goal is not met: raise it to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
@@ -312,15 +328,28 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
 /// - part 5: 0.789 (Japanese 0.826, English 0.761), recall@3 0.602;
 /// - part 6: 0.779 (Japanese 0.806, English 0.756), recall@3 0.579;
 ///   the six parts together 0.796 (Japanese 0.833, English 0.763), recall@3 0.637.
+///
+/// At the eighth round (version 10: Japanese items re-ranked by the keyword ranker, trained on
+/// these parts, so their Japanese figures are in-sample; English unchanged), the floors raised
+/// under these:
+/// - part 1: 0.810 (Japanese 0.866, English 0.756), recall@3 0.713;
+/// - part 2: 0.823 (Japanese 0.890, English 0.760), recall@3 0.673;
+/// - part 3: 0.843 (Japanese 0.887, English 0.800), recall@3 0.677;
+/// - part 4: 0.828 (Japanese 0.917, English 0.755), recall@3 0.656;
+/// - part 5: 0.818 (Japanese 0.892, English 0.761), recall@3 0.633;
+/// - part 6: 0.815 (Japanese 0.883, English 0.756), recall@3 0.618;
+/// - part 7 (held out in round 7): 0.805 (Japanese 0.933, English 0.695), recall@3 0.578;
+///   the seven parts together 0.820 (Japanese 0.893, English 0.755), recall@3 0.655.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
-        Part::Tuning => (0.77, 0.74, 0.67),
-        Part::Tuning2 => (0.78, 0.74, 0.63),
-        Part::Tuning3 => (0.80, 0.78, 0.63),
-        Part::Tuning4 => (0.79, 0.74, 0.62),
-        Part::Tuning5 => (0.77, 0.74, 0.59),
-        Part::Tuning6 => (0.76, 0.74, 0.56),
-        Part::HeldOut6 => (
+        Part::Tuning => (0.80, 0.74, 0.70),
+        Part::Tuning2 => (0.81, 0.75, 0.66),
+        Part::Tuning3 => (0.83, 0.79, 0.66),
+        Part::Tuning4 => (0.81, 0.74, 0.64),
+        Part::Tuning5 => (0.80, 0.75, 0.62),
+        Part::Tuning6 => (0.80, 0.74, 0.60),
+        Part::Tuning7 => (0.79, 0.68, 0.56),
+        Part::HeldOut7 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
             HELD_OUT_RECALL_FLOOR,
@@ -402,7 +431,12 @@ fn keyword_precision_and_recall_at_3_on_tuning_part_6() {
     tuning_part(Part::Tuning6);
 }
 
-/// The six tuning parts together (955 items; each part ranked against its own frequencies).
+#[test]
+fn keyword_precision_and_recall_at_3_on_tuning_part_7() {
+    tuning_part(Part::Tuning7);
+}
+
+/// The seven tuning parts together (1,085 items; each part ranked against its own frequencies).
 #[test]
 fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
     let mut total: Vec<(&'static str, Score)> = ["all", "Japanese", "English"]
@@ -437,11 +471,54 @@ fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
 /// The held-out part: only its aggregate figures are printed, and the floors hold.
 #[test]
 fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
-    let (held_out, none) = evaluate(Part::HeldOut6);
+    let (held_out, none) = evaluate(Part::HeldOut7);
     assert!(none.is_empty());
-    print_scores(Part::HeldOut6, &held_out);
-    let failed = below_floors(Part::HeldOut6, &held_out);
+    print_scores(Part::HeldOut7, &held_out);
+    let failed = below_floors(Part::HeldOut7, &held_out);
     assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
+}
+
+/// The features the keyword ranker (`src/analyze/ranker.rs`) reads, for every item of the
+/// tuning parts: finite, for at most twelve candidates an item, and holding most of the gold
+/// tags a top 3 can show (what re-ranking can reach). With `MATOME_RANKER_FEATURES=path` they
+/// are also written there, one JSON line a candidate, for `scripts/train-keyword-ranker` — the
+/// tuning parts only, never the held-out part.
+#[test]
+fn keyword_ranker_features_of_the_tuning_parts() {
+    use std::io::Write;
+    let a = Analyzer::get();
+    let mut out = std::env::var_os("MATOME_RANKER_FEATURES")
+        .map(|p| std::io::BufWriter::new(std::fs::File::create(p).expect("the features file")));
+    let (mut reachable, mut cap) = (0, 0);
+    for part in TUNING_PARTS {
+        let gold = part.gold();
+        let items: Vec<Item> = gold.iter().map(to_item).collect();
+        let refs: Vec<&Item> = items.iter().collect();
+        let df = DocFreq::from_items(&refs);
+        for (n, (item, g)) in items.iter().zip(&gold).enumerate() {
+            let features = a.keyword_features(&a.item_terms(item), item, &df);
+            assert!(features.len() <= 12, "{} candidates", features.len());
+            let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
+            let (gl, ok) = (lower(&g.keywords), lower(&g.acceptable));
+            let shown: Vec<String> = features.iter().map(|(d, _)| d.to_lowercase()).collect();
+            reachable += gl.iter().filter(|t| shown.contains(t)).count().min(3);
+            cap += gl.len().min(3);
+            for ((display, x), d) in features.iter().zip(&shown) {
+                assert!(x.iter().all(|v| v.is_finite()), "{display}: {x:?}");
+                if let Some(out) = out.as_mut() {
+                    let row = serde_json::json!({
+                        "part": part.name(), "item": n, "english": language(item) == "English",
+                        "display": display, "gold": gl.contains(d), "acceptable": ok.contains(d),
+                        "x": x.to_vec(),
+                    });
+                    writeln!(out, "{row}").expect("written");
+                }
+            }
+        }
+    }
+    let share = reachable as f64 / cap as f64;
+    println!("gold tags among the re-ranked candidates: {reachable} of {cap} ({share:.3})");
+    assert!(share > 0.75, "{share:.3}");
 }
 
 /// One analyser, three users: every keyword shown for an item, analysed as a search query,
@@ -464,7 +541,7 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut6]) {
+    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut7]) {
         let items: Vec<Item> = part.gold().iter().map(to_item).collect();
         let refs: Vec<&Item> = items.iter().collect();
         let df = DocFreq::from_items(&refs);

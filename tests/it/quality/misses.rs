@@ -979,3 +979,27 @@ fn names_either_side_of_a_lower_case_verb_stay_whole() {
         "{kw:?}"
     );
 }
+
+/// The learned re-ranking (src/analyze/ranker.rs) reads where a candidate stands in a Japanese
+/// title and what is written beside it: the title's topic ("生成AIの利用指針", "大雪で新幹線が")
+/// outranks a word the text says once (各省庁, 帰省客), which the hand-set score alone put
+/// third.
+#[test]
+fn a_japanese_titles_topic_outranks_a_word_the_text_says_once() {
+    let kw = keywords_of(
+        "IT",
+        "テック日報",
+        "政府、生成AIの利用指針を改定　個人情報の扱いを明確に",
+        "デジタル庁は生成AIの利用指針を改定した。個人情報の入力を原則禁止とし、各省庁に点検を求める。指針は年内に適用する。",
+    );
+    assert!(has(&kw, "生成AI"), "{kw:?}");
+    assert!(!has(&kw, "各省庁"), "{kw:?}");
+    let kw = keywords_of(
+        "社会",
+        "地域ニュース便",
+        "大雪で新幹線が運転見合わせ　帰省客に影響",
+        "JR東日本は大雪のため東北新幹線の一部区間で運転を見合わせた。帰省客ら約2万人に影響が出た。運転再開は夕方の見込み。",
+    );
+    assert!(has(&kw, "大雪"), "{kw:?}");
+    assert!(has(&kw, "新幹線") && has(&kw, "運転見合わせ"), "{kw:?}");
+}
