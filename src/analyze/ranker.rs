@@ -55,6 +55,7 @@ pub(super) struct Facts {
 }
 
 /// One candidate as the re-ranking sees it.
+#[derive(Clone, Copy)]
 pub(super) struct Ranked<'a> {
     pub key: &'a str,
     pub display: &'a str,
@@ -79,9 +80,10 @@ pub(super) fn features_of(ranked: &[Ranked], title: &str) -> Vec<[f64; FEATURES]
             let title_n = f.tf - f.count as f64;
             let text_n = 2.0 * f.count as f64 - f.tf;
             let chars = r.display.chars().count();
-            let (at, before, after) = match lower_title.find(&r.display.to_lowercase()) {
+            let display = r.display.to_lowercase();
+            let (at, before, after) = match lower_title.find(&display) {
                 Some(i) => {
-                    let end = i + r.display.to_lowercase().len();
+                    let end = i + display.len();
                     (
                         lower_title[..i].chars().count() as f64 / title_chars as f64,
                         lower_title[..i].chars().next_back(),
@@ -234,17 +236,8 @@ pub(super) fn rerank(ranked: &mut [Ranked], title: &str) {
         .collect();
     let mut order: Vec<usize> = (0..scores.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-    let head: Vec<Ranked> = order
-        .iter()
-        .map(|&i| Ranked {
-            key: ranked[i].key,
-            display: ranked[i].display,
-            facts: ranked[i].facts,
-        })
-        .collect();
-    for (slot, r) in ranked.iter_mut().zip(head) {
-        *slot = r;
-    }
+    let head: Vec<Ranked> = order.iter().map(|&i| ranked[i]).collect();
+    ranked[..head.len()].copy_from_slice(&head);
 }
 
 #[cfg(test)]
