@@ -159,7 +159,7 @@ impl Analyzer {
                     chunk: false,
                     displays: candidates::Displays::default(),
                     hash,
-                    global: df.count(hash),
+                    global: 0,
                 }
             });
             c.chunk |= t.chunk;
@@ -172,6 +172,11 @@ impl Analyzer {
             c.tf += if in_title { 2.0 } else { 1.0 };
             c.count += 1;
             c.displays.add(t.display());
+        }
+        // (looked up in a loop of their own: the archive's table is large, and independent
+        // look-ups overlap their cache misses where the gathering above would wait on each)
+        for c in cands.values_mut() {
+            c.global = df.count(c.hash);
         }
         candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
         candidates::mark_names_and_terms(&mut cands, analysed.title_case);

@@ -219,7 +219,8 @@ impl Analyzer {
             };
             (kind, sub1 == "サ変接続", sub1 == "固有名詞")
         };
-        let stop = || self.stop_ja.contains(t.surface.as_ref());
+        // (the list holds no ASCII word: a Latin word, most unknown words, is not looked up)
+        let stop = || !t.surface.is_ascii() && self.stop_ja.contains(t.surface.as_ref());
         // Bits: kind index + 1 (low 3), 0x08 固有名詞, 0x40 stop word, 0x80 サ変接続; 0 means
         // not seen yet.
         let encode = |kind: Kind, sahen: bool, stop: bool, proper: bool| {
@@ -517,6 +518,14 @@ pub struct SearchToken {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `pos_kind` looks no ASCII word up in the Japanese stop list.
+    #[test]
+    fn the_japanese_stop_list_holds_no_ascii_word() {
+        let a = Analyzer::get();
+        assert!(!a.stop_ja.is_empty());
+        assert!(a.stop_ja.iter().all(|w| !w.is_ascii()));
+    }
 
     #[test]
     fn the_nfkc_fast_path_agrees_with_nfkc() {
