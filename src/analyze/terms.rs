@@ -378,9 +378,8 @@ impl Analyzer {
                 {
                     continue;
                 }
-                let key: Vec<String> = words.iter().map(|w| self.stem(&w.to_lowercase())).collect();
                 out.push(Term {
-                    key: key.join(" ").into(),
+                    key: self.phrase_key(words.iter().map(|w| w.to_lowercase())),
                     written: Some(words.join(" ")),
                     phrase: true,
                     weak: false,
@@ -473,9 +472,8 @@ impl Analyzer {
         {
             return;
         }
-        let key: Vec<String> = words.iter().map(|w| self.stem(&w.to_lowercase())).collect();
         out.push(Term {
-            key: key.join(" ").into(),
+            key: self.phrase_key(words.iter().map(|w| w.to_lowercase())),
             written: Some(words.join(" ")),
             phrase: true,
             weak: false,
@@ -522,7 +520,7 @@ impl Analyzer {
             || (!proper
                 && (lower.ends_with("ed") || lower.ends_with("ing") || lower.ends_with("ly")));
         out.push(Term {
-            key: self.stem(&lower).into(),
+            key: self.with_stem(&lower, |s| CompactString::from(s)),
             written: Some(word.to_string()),
             phrase: false,
             weak,
@@ -654,11 +652,9 @@ impl Analyzer {
                 || mid_sentence
                 || inner_capital(words[0])
                 || !(title_case || verb_form(&lower[0])));
-        let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
-        let written: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         out.push(Term {
-            key: key.join(" ").into(),
-            written: Some(written.join(" ")),
+            key: self.phrase_key(&lower),
+            written: Some(words.join(" ")),
             phrase: true,
             weak: false,
             proper: name,
@@ -747,9 +743,12 @@ impl Analyzer {
                     }
                 }
                 Kind::Latin => {
-                    let lower = t.surface.to_lowercase();
-                    if lower.len() >= 2 && !self.is_stop_en(&lower) {
-                        emit(&self.stem(&lower));
+                    // (a Latin word is ASCII: see classify_with)
+                    buf.clear();
+                    buf.push_str(t.surface);
+                    buf.make_ascii_lowercase();
+                    if buf.len() >= 2 && !self.is_stop_en(buf) {
+                        self.with_stem(buf, |s| emit(s));
                     }
                 }
                 _ => {}

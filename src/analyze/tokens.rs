@@ -284,6 +284,12 @@ impl Analyzer {
 
     /// Stems a lower-case English word for matching.
     pub fn stem(&self, lower: &str) -> String {
+        self.with_stem(lower, str::to_string)
+    }
+
+    /// `f` of the stem of a lower-case English word, lent from the per-thread cache (most
+    /// words recur: no copy of it is made). `f` must not stem.
+    pub(super) fn with_stem<R>(&self, lower: &str, f: impl FnOnce(&str) -> R) -> R {
         thread_local! {
             static STEMS: std::cell::RefCell<FxHashMap<String, String>> =
                 std::cell::RefCell::new(FxHashMap::default());
@@ -291,15 +297,31 @@ impl Analyzer {
         STEMS.with(|c| {
             let mut c = c.borrow_mut();
             if let Some(s) = c.get(lower) {
-                return s.clone();
+                return f(s);
             }
             let s = self.stemmer.stem(lower).into_owned();
             if c.len() > 100_000 {
                 c.clear();
             }
-            c.insert(lower.to_string(), s.clone());
-            s
+            let r = f(&s);
+            c.insert(lower.to_string(), s);
+            r
         })
+    }
+
+    /// The key of an English phrase: its lower-case words' stems, joined by spaces.
+    pub(super) fn phrase_key(
+        &self,
+        lower: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> CompactString {
+        let mut key = CompactString::default();
+        for (i, w) in lower.into_iter().enumerate() {
+            if i > 0 {
+                key.push(' ');
+            }
+            self.with_stem(w.as_ref(), |s| key.push_str(s));
+        }
+        key
     }
 
     pub(super) fn is_stop_en(&self, lower: &str) -> bool {
