@@ -226,7 +226,8 @@ impl Analyzer {
                 Some((score, c.first, key, display))
             })
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
+        // (no two keys are equal, so the order is total: an unstable sort gives the same)
+        scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
         let mut chosen: Vec<(&str, &str)> = Vec::new();
         let top = scored.first().map_or(0.0, |s| s.0);
         for &(score, _, key, display) in &scored {

@@ -99,6 +99,9 @@ impl Analyzer {
             .map(|j| self.stem(&latin_word(&toks, j).0.to_lowercase()));
         self.quoted_names(&joined[..title_end], &mut title);
         let mut buf = String::new();
+        // (each sentence's candidates and content words are gathered in buffers kept across
+        // the sentences, then copied out at their size: no vector grows step by step)
+        let (mut terms, mut content) = (Vec::new(), Vec::new());
         let mut rest = &toks[title_len..];
         let sentences = sents
             .into_iter()
@@ -114,18 +117,18 @@ impl Analyzer {
                     .unwrap_or(rest.len() - first);
                 let own = &rest[first..first + len];
                 rest = &rest[first + len..];
-                let mut terms = Vec::new();
+                terms.clear();
                 self.line_terms(own, None, &mut terms);
                 if s.contains(['\'', '"', '“', '‘']) {
                     self.quoted_names(&joined[start..end], &mut terms);
                 }
-                let mut content = Vec::new();
+                content.clear();
                 self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
                 content.sort_unstable();
                 Sentence {
                     text: s,
-                    terms,
-                    content,
+                    terms: terms.drain(..).collect(),
+                    content: content.clone(),
                 }
             })
             .collect();
