@@ -368,8 +368,7 @@ impl Analyzer {
                 .char_indices()
                 .nth(10)
                 .map_or(line.len(), |(i, _)| end + i);
-            let doc = self.search_tokens(&line[from..to]);
-            return phrase_in(&doc, &query);
+            return phrase_in(&self.search_words(&line[from..to]), &query);
         }
         true
     }
@@ -382,6 +381,20 @@ impl Analyzer {
     /// 日本銀行 is 日本 + 銀行 at adjacent positions, which a phrase query finds, and 銀行 alone
     /// finds too. Byte offsets are into `prepared`.
     pub fn search_tokens(&self, prepared: &str) -> Vec<SearchToken> {
+        self.search_words(prepared)
+            .into_iter()
+            .map(|w| SearchToken {
+                text: w.text.into_owned(),
+                position: w.position,
+                start: w.start,
+                end: w.end,
+            })
+            .collect()
+    }
+
+    /// [`Analyzer::search_tokens`] with each text borrowed from `prepared` where it is the
+    /// surface: what [`Analyzer::findable`] compares, without a copy of each word.
+    fn search_words<'t>(&self, prepared: &'t str) -> Vec<SearchWord<'t>> {
         let toks = self.tokens_in(prepared, true);
         let mut out = Vec::with_capacity(toks.len());
         for (position, t) in toks.iter().enumerate() {
@@ -389,9 +402,9 @@ impl Analyzer {
                 // Every noun, even those 頻出ワード leaves out (日本, 会社): a reader may search them.
                 Kind::Noun | Kind::Suffix | Kind::Prefix | Kind::Number => {
                     if has_upper(t.surface) {
-                        t.surface.to_lowercase()
+                        Cow::Owned(t.surface.to_lowercase())
                     } else {
-                        t.surface.to_string()
+                        Cow::Borrowed(t.surface)
                     }
                 }
                 Kind::Latin => {
@@ -399,11 +412,11 @@ impl Analyzer {
                     if self.is_stop_en(&lower) {
                         continue;
                     }
-                    self.stem(&lower)
+                    Cow::Owned(self.stem(&lower))
                 }
                 _ => continue,
             };
-            out.push(SearchToken {
+            out.push(SearchWord {
                 text,
                 position,
                 start: t.start,
@@ -511,7 +524,7 @@ pub(super) fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
 
 /// Whether the tokens of `query` stand in `doc` as a phrase: the same texts at the same
 /// relative positions (what a phrase query of the index matches).
-pub(super) fn phrase_in(doc: &[SearchToken], query: &[SearchToken]) -> bool {
+pub(super) fn phrase_in(doc: &[SearchWord], query: &[SearchToken]) -> bool {
     let Some(first) = query.first() else {
         return false;
     };
@@ -524,6 +537,14 @@ pub(super) fn phrase_in(doc: &[SearchToken], query: &[SearchToken]) -> bool {
                     .any(|x| x.position == want && x.text == t.text)
             })
     })
+}
+
+/// A token of [`Analyzer::search_tokens`], its text borrowed where it is the surface.
+pub(super) struct SearchWord<'t> {
+    text: Cow<'t, str>,
+    position: usize,
+    start: usize,
+    end: usize,
 }
 
 /// One token of [`Analyzer::search_tokens`].
