@@ -408,8 +408,10 @@ impl Analyzer {
             w.chars()
                 .next()
                 .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-                && !self.is_stop_en(&w.to_lowercase())
-                && !rank::calendar_or_amount(&w.to_lowercase())
+                && {
+                    let lower = w.to_lowercase();
+                    !self.is_stop_en(&lower) && !rank::calendar_or_amount(&lower)
+                }
         };
         if !capital(first) {
             return;
