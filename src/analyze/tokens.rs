@@ -134,9 +134,12 @@ impl Analyzer {
             let Ok(tokens) = worker.segment(text) else {
                 return Vec::new();
             };
+            // (every token's part of speech first, in a loop of its own: the per-word table is
+            // large, and independent look-ups overlap their cache misses)
+            let parts: Vec<_> = tokens.iter().map(|t| self.pos_kind(t)).collect();
             let mut out = Vec::with_capacity(tokens.len() * 2);
             let mut end = 0;
-            for t in tokens {
+            for (t, (pos_kind, sahen, stop, proper)) in tokens.into_iter().zip(parts) {
                 // lindera drops white space: a gap between tokens is a word boundary.
                 if t.byte_start > end {
                     out.push(Tok {
@@ -151,7 +154,6 @@ impl Analyzer {
                 let start = t.byte_start;
                 end = t.byte_end;
                 let surface = &text[start..end];
-                let (pos_kind, sahen, stop, proper) = self.pos_kind(&t);
                 let kind = classify_with(surface, pos_kind);
                 // Hyphenated Latin words stay one word: zero-day, right-to-repair. So, for
                 // keywords (the search index keeps its parts), do a name with a digit and the
