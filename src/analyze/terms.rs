@@ -125,9 +125,11 @@ impl Analyzer {
                 content.clear();
                 self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
                 content.sort_unstable();
+                let mut own_terms = Vec::with_capacity(terms.len());
+                own_terms.append(&mut terms);
                 Sentence {
                     text: s,
-                    terms: terms.drain(..).collect(),
+                    terms: own_terms,
                     content: content.clone(),
                 }
             })
