@@ -162,7 +162,7 @@ impl Analyzer {
                     chunk: false,
                     displays: candidates::Displays::default(),
                     hash,
-                    global: df.count(hash),
+                    global: 0,
                 }
             });
             c.chunk |= t.chunk;
@@ -175,6 +175,11 @@ impl Analyzer {
             c.tf += if in_title { 2.0 } else { 1.0 };
             c.count += 1;
             c.displays.add(t.display());
+        }
+        // (looked up in a loop of their own: the archive's table is large, and independent
+        // look-ups overlap their cache misses where the gathering above would wait on each)
+        for c in cands.values_mut() {
+            c.global = df.count(c.hash);
         }
         candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
         candidates::mark_names_and_terms(&mut cands, analysed.title_case);
@@ -242,7 +247,8 @@ impl Analyzer {
                 })
             })
             .collect();
-        scored.sort_by(|a, b| {
+        // (no two keys are equal, so the order is total: an unstable sort gives the same)
+        scored.sort_unstable_by(|a, b| {
             b.facts
                 .score
                 .total_cmp(&a.facts.score)

@@ -48,17 +48,16 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
                 continue;
             }
             let (a, b) = (&vectors[i], &vectors[j]);
+            // (the steps are taken without a branch on which key is smaller, which no
+            // predictor guesses; only the rare shared key branches)
             let (mut x, mut y, mut dot) = (0, 0, 0.0);
             while x < a.len() && y < b.len() {
-                match a[x].0.cmp(&b[y].0) {
-                    std::cmp::Ordering::Less => x += 1,
-                    std::cmp::Ordering::Greater => y += 1,
-                    std::cmp::Ordering::Equal => {
-                        dot += a[x].1 * b[y].1;
-                        x += 1;
-                        y += 1;
-                    }
+                let (ka, kb) = (a[x].0, b[y].0);
+                if ka == kb {
+                    dot += a[x].1 * b[y].1;
                 }
+                x += usize::from(ka <= kb);
+                y += usize::from(kb <= ka);
             }
             let sim = dot / (norm[i] * norm[j]);
             if sim > 0.1 {

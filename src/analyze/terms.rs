@@ -99,6 +99,9 @@ impl Analyzer {
             .map(|j| self.stem(&latin_word(&toks, j).0.to_lowercase()));
         self.quoted_names(&joined[..title_end], &mut title);
         let mut buf = String::new();
+        // (each sentence's candidates and content words are gathered in buffers kept across
+        // the sentences, then copied out at their size: no vector grows step by step)
+        let (mut terms, mut content) = (Vec::new(), Vec::new());
         let mut rest = &toks[title_len..];
         let sentences = sents
             .into_iter()
@@ -114,18 +117,20 @@ impl Analyzer {
                     .unwrap_or(rest.len() - first);
                 let own = &rest[first..first + len];
                 rest = &rest[first + len..];
-                let mut terms = Vec::new();
+                terms.clear();
                 self.line_terms(own, None, &mut terms);
                 if s.contains(['\'', '"', '“', '‘']) {
                     self.quoted_names(&joined[start..end], &mut terms);
                 }
-                let mut content = Vec::new();
+                content.clear();
                 self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
                 content.sort_unstable();
+                let mut own_terms = Vec::with_capacity(terms.len());
+                own_terms.append(&mut terms);
                 Sentence {
                     text: s,
-                    terms,
-                    content,
+                    terms: own_terms,
+                    content: content.clone(),
                 }
             })
             .collect();
@@ -378,9 +383,8 @@ impl Analyzer {
                 {
                     continue;
                 }
-                let key: Vec<String> = words.iter().map(|w| self.stem(&w.to_lowercase())).collect();
                 out.push(Term {
-                    key: key.join(" ").into(),
+                    key: self.phrase_key(words.iter().map(|w| w.to_lowercase())),
                     written: Some(words.join(" ")),
                     phrase: true,
                     weak: false,
@@ -406,8 +410,10 @@ impl Analyzer {
             w.chars()
                 .next()
                 .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-                && !self.is_stop_en(&w.to_lowercase())
-                && !rank::calendar_or_amount(&w.to_lowercase())
+                && {
+                    let lower = w.to_lowercase();
+                    !self.is_stop_en(&lower) && !rank::calendar_or_amount(&lower)
+                }
         };
         if !capital(first) {
             return;
@@ -473,9 +479,8 @@ impl Analyzer {
         {
             return;
         }
-        let key: Vec<String> = words.iter().map(|w| self.stem(&w.to_lowercase())).collect();
         out.push(Term {
-            key: key.join(" ").into(),
+            key: self.phrase_key(words.iter().map(|w| w.to_lowercase())),
             written: Some(words.join(" ")),
             phrase: true,
             weak: false,
@@ -522,7 +527,7 @@ impl Analyzer {
             || (!proper
                 && (lower.ends_with("ed") || lower.ends_with("ing") || lower.ends_with("ly")));
         out.push(Term {
-            key: self.stem(&lower).into(),
+            key: self.with_stem(&lower, |s| CompactString::from(s)),
             written: Some(word.to_string()),
             phrase: false,
             weak,
@@ -654,11 +659,9 @@ impl Analyzer {
                 || mid_sentence
                 || inner_capital(words[0])
                 || !(title_case || verb_form(&lower[0])));
-        let key: Vec<String> = lower.iter().map(|w| self.stem(w)).collect();
-        let written: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         out.push(Term {
-            key: key.join(" ").into(),
-            written: Some(written.join(" ")),
+            key: self.phrase_key(&lower),
+            written: Some(words.join(" ")),
             phrase: true,
             weak: false,
             proper: name,
@@ -747,9 +750,12 @@ impl Analyzer {
                     }
                 }
                 Kind::Latin => {
-                    let lower = t.surface.to_lowercase();
-                    if lower.len() >= 2 && !self.is_stop_en(&lower) {
-                        emit(&self.stem(&lower));
+                    // (a Latin word is ASCII: see classify_with)
+                    buf.clear();
+                    buf.push_str(t.surface);
+                    buf.make_ascii_lowercase();
+                    if buf.len() >= 2 && !self.is_stop_en(buf) {
+                        self.with_stem(buf, |s| emit(s));
                     }
                 }
                 _ => {}

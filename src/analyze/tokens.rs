@@ -134,9 +134,12 @@ impl Analyzer {
             let Ok(tokens) = worker.segment(text) else {
                 return Vec::new();
             };
+            // (every token's part of speech first, in a loop of its own: the per-word table is
+            // large, and independent look-ups overlap their cache misses)
+            let parts: Vec<_> = tokens.iter().map(|t| self.pos_kind(t)).collect();
             let mut out = Vec::with_capacity(tokens.len() * 2);
             let mut end = 0;
-            for t in tokens {
+            for (t, (pos_kind, sahen, stop, proper)) in tokens.into_iter().zip(parts) {
                 // lindera drops white space: a gap between tokens is a word boundary.
                 if t.byte_start > end {
                     out.push(Tok {
@@ -151,7 +154,6 @@ impl Analyzer {
                 let start = t.byte_start;
                 end = t.byte_end;
                 let surface = &text[start..end];
-                let (pos_kind, sahen, stop, proper) = self.pos_kind(&t);
                 let kind = classify_with(surface, pos_kind);
                 // Hyphenated Latin words stay one word: zero-day, right-to-repair. So, for
                 // keywords (the search index keeps its parts), do a name with a digit and the
@@ -219,7 +221,8 @@ impl Analyzer {
             };
             (kind, sub1 == "サ変接続", sub1 == "固有名詞")
         };
-        let stop = || self.stop_ja.contains(t.surface.as_ref());
+        // (the list holds no ASCII word: a Latin word, most unknown words, is not looked up)
+        let stop = || !t.surface.is_ascii() && self.stop_ja.contains(t.surface.as_ref());
         // Bits: kind index + 1 (low 3), 0x08 固有名詞, 0x40 stop word, 0x80 サ変接続; 0 means
         // not seen yet.
         let encode = |kind: Kind, sahen: bool, stop: bool, proper: bool| {
@@ -283,6 +286,12 @@ impl Analyzer {
 
     /// Stems a lower-case English word for matching.
     pub fn stem(&self, lower: &str) -> String {
+        self.with_stem(lower, str::to_string)
+    }
+
+    /// `f` of the stem of a lower-case English word, lent from the per-thread cache (most
+    /// words recur: no copy of it is made). `f` must not stem.
+    pub(super) fn with_stem<R>(&self, lower: &str, f: impl FnOnce(&str) -> R) -> R {
         thread_local! {
             static STEMS: std::cell::RefCell<FxHashMap<String, String>> =
                 std::cell::RefCell::new(FxHashMap::default());
@@ -290,15 +299,31 @@ impl Analyzer {
         STEMS.with(|c| {
             let mut c = c.borrow_mut();
             if let Some(s) = c.get(lower) {
-                return s.clone();
+                return f(s);
             }
             let s = self.stemmer.stem(lower).into_owned();
             if c.len() > 100_000 {
                 c.clear();
             }
-            c.insert(lower.to_string(), s.clone());
-            s
+            let r = f(&s);
+            c.insert(lower.to_string(), s);
+            r
         })
+    }
+
+    /// The key of an English phrase: its lower-case words' stems, joined by spaces.
+    pub(super) fn phrase_key(
+        &self,
+        lower: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> CompactString {
+        let mut key = CompactString::default();
+        for (i, w) in lower.into_iter().enumerate() {
+            if i > 0 {
+                key.push(' ');
+            }
+            self.with_stem(w.as_ref(), |s| key.push_str(s));
+        }
+        key
     }
 
     pub(super) fn is_stop_en(&self, lower: &str) -> bool {
@@ -345,8 +370,7 @@ impl Analyzer {
                 .char_indices()
                 .nth(10)
                 .map_or(line.len(), |(i, _)| end + i);
-            let doc = self.search_tokens(&line[from..to]);
-            return phrase_in(&doc, &query);
+            return phrase_in(&self.search_words(&line[from..to]), &query);
         }
         true
     }
@@ -359,6 +383,20 @@ impl Analyzer {
     /// 日本銀行 is 日本 + 銀行 at adjacent positions, which a phrase query finds, and 銀行 alone
     /// finds too. Byte offsets are into `prepared`.
     pub fn search_tokens(&self, prepared: &str) -> Vec<SearchToken> {
+        self.search_words(prepared)
+            .into_iter()
+            .map(|w| SearchToken {
+                text: w.text.into_owned(),
+                position: w.position,
+                start: w.start,
+                end: w.end,
+            })
+            .collect()
+    }
+
+    /// [`Analyzer::search_tokens`] with each text borrowed from `prepared` where it is the
+    /// surface: what [`Analyzer::findable`] compares, without a copy of each word.
+    fn search_words<'t>(&self, prepared: &'t str) -> Vec<SearchWord<'t>> {
         let toks = self.tokens_in(prepared, true);
         let mut out = Vec::with_capacity(toks.len());
         for (position, t) in toks.iter().enumerate() {
@@ -366,9 +404,9 @@ impl Analyzer {
                 // Every noun, even those 頻出ワード leaves out (日本, 会社): a reader may search them.
                 Kind::Noun | Kind::Suffix | Kind::Prefix | Kind::Number => {
                     if has_upper(t.surface) {
-                        t.surface.to_lowercase()
+                        Cow::Owned(t.surface.to_lowercase())
                     } else {
-                        t.surface.to_string()
+                        Cow::Borrowed(t.surface)
                     }
                 }
                 Kind::Latin => {
@@ -376,11 +414,11 @@ impl Analyzer {
                     if self.is_stop_en(&lower) {
                         continue;
                     }
-                    self.stem(&lower)
+                    Cow::Owned(self.stem(&lower))
                 }
                 _ => continue,
             };
-            out.push(SearchToken {
+            out.push(SearchWord {
                 text,
                 position,
                 start: t.start,
@@ -488,7 +526,7 @@ pub(super) fn classify_with(surface: &str, pos_kind: Kind) -> Kind {
 
 /// Whether the tokens of `query` stand in `doc` as a phrase: the same texts at the same
 /// relative positions (what a phrase query of the index matches).
-pub(super) fn phrase_in(doc: &[SearchToken], query: &[SearchToken]) -> bool {
+pub(super) fn phrase_in(doc: &[SearchWord], query: &[SearchToken]) -> bool {
     let Some(first) = query.first() else {
         return false;
     };
@@ -501,6 +539,14 @@ pub(super) fn phrase_in(doc: &[SearchToken], query: &[SearchToken]) -> bool {
                     .any(|x| x.position == want && x.text == t.text)
             })
     })
+}
+
+/// A token of [`Analyzer::search_tokens`], its text borrowed where it is the surface.
+pub(super) struct SearchWord<'t> {
+    text: Cow<'t, str>,
+    position: usize,
+    start: usize,
+    end: usize,
 }
 
 /// One token of [`Analyzer::search_tokens`].
@@ -517,6 +563,14 @@ pub struct SearchToken {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `pos_kind` looks no ASCII word up in the Japanese stop list.
+    #[test]
+    fn the_japanese_stop_list_holds_no_ascii_word() {
+        let a = Analyzer::get();
+        assert!(!a.stop_ja.is_empty());
+        assert!(a.stop_ja.iter().all(|w| !w.is_ascii()));
+    }
 
     #[test]
     fn the_nfkc_fast_path_agrees_with_nfkc() {
