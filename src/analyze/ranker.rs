@@ -24,14 +24,14 @@ use std::sync::LazyLock;
 /// after them: a gold tag below the twelfth is rare, and the features are computed only here).
 pub(super) const RERANKED: usize = 12;
 
-/// The number of features per candidate ([`features`]).
+/// The number of features per candidate ([`features_of`]).
 pub const FEATURES: usize = 28;
 
 /// The trained model, embedded (its bytes are part of the analyser's fingerprint).
 pub(super) const MODEL: &str = include_str!("keyword_ranker.json");
 
 /// What the hand-set ranking knows of one candidate.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy)]
 pub(super) struct Facts {
     /// The hand-set score.
     pub score: f64,
