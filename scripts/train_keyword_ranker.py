@@ -1,22 +1,20 @@
 #!/usr/bin/env python3
-"""Trains the keyword rankers (src/analyze/keyword_ranker.json for Japanese items,
-src/analyze/keyword_ranker_en.json for English ones) on the tuning parts' features.
+"""Trains the keyword ranker (src/analyze/keyword_ranker.json) on the tuning parts' features.
 
-Usage: train_keyword_ranker.py FEATURES.jsonl MODEL.json MODEL_EN.json
+Usage: train_keyword_ranker.py FEATURES.jsonl MODEL.json
 
 FEATURES.jsonl is written by the quality test (`MATOME_RANKER_FEATURES=... cargo test --test it
 quality::keyword_ranker_features_of_the_tuning_parts`): one line per candidate of each tuning
 item, its features, whether it is a gold tag and whether it is acceptable. The held-out part is
-never in it. A candidate is labelled 1 when it is a gold tag. The Japanese model reads the first
-JA_FEATURES features of a Japanese item's twelve candidates; the English model reads all of
-them, for an English item's first RERANKED_EN candidates (the rest keep the hand-set order).
+never in it. Only the Japanese items are read (the model re-ranks only those); a candidate is
+labelled 1 when it is a gold tag.
 
-Before writing each model it prints a leave-one-part-out estimate: for each tuning part, a
-model trained on the other parts orders that part's candidates, the top 3 are taken as matome
-takes them (skipping a candidate inside or around one already taken) and precision@3 and
-recall@3 are compared with the hand-set order. The selection is an approximation of
-`keywords_of` (it does not run the findability check), so the figures are an estimate; the
-quality test gives the real ones.
+Before writing the model it prints a leave-one-part-out estimate: for each tuning part, a model
+trained on the other parts orders that part's candidates, the top 3 are taken as matome takes
+them (skipping a candidate inside or around one already taken) and precision@3 and recall@3 are
+compared with the hand-set order. The selection is an approximation of `keywords_of` (it does
+not run the findability check), so the figures are an estimate; the quality test gives the
+real ones.
 """
 
 import collections
@@ -35,18 +33,14 @@ PARAMS = dict(
     random_state=0,
 )
 RANK = 1  # the feature holding the hand-set rank
-JA_FEATURES = 28  # the Japanese model reads the first 28 (`ranker::JA_FEATURES`)
-RERANKED_EN = 6  # an English item's candidates the model re-orders (`ranker::RERANKED_EN`)
 
 
-def load(path, english):
-    """One language's items' candidates, by item (a Japanese item's first JA_FEATURES)."""
+def load(path):
+    """The Japanese items' candidates (English items keep the hand-set order), by item."""
     items = collections.OrderedDict()
     for line in open(path, encoding="utf-8"):
         r = json.loads(line)
-        if r["english"] == english:
-            if not english:
-                r["x"] = r["x"][:JA_FEATURES]
+        if not r["english"]:
             items.setdefault((r["part"], r["item"]), []).append(r)
     return items
 
@@ -88,15 +82,8 @@ def fit(items):
     return HistGradientBoostingClassifier(**PARAMS).fit(x, y)
 
 
-def model_score(model, reranked):
-    """The model's order of the first `reranked` candidates, the rest after them in the
-    hand-set order."""
-
-    def score(cands):
-        head = list(model.decision_function(np.array([c["x"] for c in cands[:reranked]])))
-        return [s + 1e6 for s in head] + [-i for i in range(len(head), len(cands))]
-
-    return score
+def model_score(model):
+    return lambda cands: list(model.decision_function(np.array([c["x"] for c in cands])))
 
 
 def hand_score(cands):
@@ -146,36 +133,30 @@ def check(exported, model, rows):
     assert worst < 1e-9, f"the exported model differs from the trained one by {worst}"
 
 
-def train(items, reranked, out, language):
-    """Prints the leave-one-part-out estimate, then trains on every part and writes `out`."""
+def main():
+    features, out = sys.argv[1], sys.argv[2]
+    items = load(features)
     parts = sorted({p for p, _ in items})
     total_hand, total_model = collections.Counter(), collections.Counter()
     for held in parts:
-        train = [c[:reranked] for (p, _), c in items.items() if p != held]
+        train = [c for (p, _), c in items.items() if p != held]
         test = [c for (p, _), c in items.items() if p == held]
         total_hand += measure(test, hand_score)
-        total_model += measure(test, model_score(fit(train), reranked))
+        total_model += measure(test, model_score(fit(train)))
     h, m = total_hand, total_model
     print(
-        f"leave-one-part-out estimate over {len(parts)} tuning parts' {language} items "
+        f"leave-one-part-out estimate over {len(parts)} tuning parts' Japanese items "
         f"(approximate selection): right tags {h['right']} -> {m['right']}, gold tags "
         f"{h['gold']} -> {m['gold']}, of {h['shown']} / {m['shown']} shown"
     )
-    rows = [c[:reranked] for c in items.values()]
-    model = fit(rows)
+    model = fit(list(items.values()))
     n_features = len(next(iter(items.values()))[0]["x"])
     exported = export(model, n_features)
-    check(exported, model, [c for cands in rows for c in cands])
+    check(exported, model, [c for cands in items.values() for c in cands])
     with open(out, "w", encoding="utf-8") as f:
         json.dump(exported, f, separators=(",", ":"))
         f.write("\n")
     print("wrote", out)
-
-
-def main():
-    features, out, out_en = sys.argv[1], sys.argv[2], sys.argv[3]
-    train(load(features, False), 12, out, "Japanese")
-    train(load(features, True), RERANKED_EN, out_en, "English")
 
 
 if __name__ == "__main__":
