@@ -266,6 +266,12 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
+/// Kana or a CJK ideograph: a title with one is a Japanese item's (an English headline may
+/// still hold ’, —, € or é, so "not ASCII" is no test of the language).
+pub fn is_japanese(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
+}
+
 /// Characters indexed by bigrams: kanji, kana (with ー, 々, 〆, 〇) and hangul. The static search
 /// page (`search.js`) has the same ranges; the word clouds split Japanese words by it.
 pub fn is_cjk(c: char) -> bool {

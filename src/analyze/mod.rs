@@ -287,8 +287,9 @@ impl Analyzer {
         let mut scored = self.ranked(analysed, item, df);
         let top = scored.first().map_or(0.0, |s| s.facts.score);
         // (a Japanese item's: on English items the model found nothing the hand-set order
-        // misses, see src/analyze/ranker.rs)
-        if !item.title.is_ascii() {
+        // misses, see src/analyze/ranker.rs; an English headline with a curly apostrophe or a
+        // dash is no Japanese one)
+        if item.title.chars().any(crate::text::is_japanese) {
             ranker::rerank(&mut scored, &analysed.prepared[0]);
         }
         let mut chosen: Vec<(&str, &str)> = Vec::new();

@@ -319,10 +319,7 @@ fn sort_unique(v: &mut Vec<u64>) {
     v.dedup();
 }
 
-/// Kana or a CJK ideograph.
-pub fn japanese(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
-}
+use crate::text::is_japanese as japanese;
 
 /// A token worth comparing: not a bare number (numbers are read by kind), not a lone kana.
 fn useful(text: &str) -> bool {

@@ -41,7 +41,7 @@ pub mod numbers;
 mod score;
 pub mod window;
 
-pub use facts::{Facts, Lang, japanese, strip_outlet_labels, title_key};
+pub use facts::{Facts, Lang, strip_outlet_labels, title_key};
 pub use index::{Assignment, StoryIndex};
 pub use score::contradicts;
 

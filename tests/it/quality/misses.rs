@@ -1021,3 +1021,35 @@ fn a_japanese_titles_record_word_gives_way_to_what_the_text_names() {
     );
     assert!(!has(&kw, "最多") && !has(&kw, "過去最多"), "{kw:?}");
 }
+
+/// An English headline that writes a curly apostrophe, a dash or a currency sign is still an
+/// English item: its keywords are those of the same headline written in ASCII, never re-ordered
+/// by the model trained on Japanese items (version 11 told the languages apart by an ASCII
+/// title, and re-ranked these with the Japanese model).
+#[test]
+fn an_english_headline_with_a_curly_apostrophe_is_ranked_as_english() {
+    let items = [
+        (
+            "Tokyo’s Hibari Robotics raises $40M to put picking robots in warehouses",
+            "Hibari Robotics, a Tokyo startup that builds picking robots for e-commerce warehouses, raised $40 million in a Series B round led by Sakura Ventures. The company will use the money to expand into Europe.",
+        ),
+        (
+            "Apple’s next accessibility features include eye tracking on the Mac",
+            "Apple previewed new accessibility features coming later this year, including eye tracking on the Mac, live captions in more languages and a magnifier for the Vision Pro headset.",
+        ),
+        (
+            "Meta fined €640 million by the EU over WhatsApp interoperability",
+            "The European Commission fined Meta €640 million for failing to open WhatsApp to rival messaging apps as the Digital Markets Act requires. Meta said it would appeal.",
+        ),
+        (
+            "Bank of Canada holds policy rate — and signals a long pause",
+            "The Bank of Canada kept its policy rate at 2.25% on Wednesday and said it expects to hold it there while inflation stays near its 2% target.",
+        ),
+    ];
+    for (title, description) in items {
+        let ascii = title.replace('’', "'").replace('—', "-").replace('€', "$");
+        let curly = keywords_of("Tech", "Wire Desk", title, description);
+        let plain = keywords_of("Tech", "Wire Desk", &ascii, description);
+        assert_eq!(curly, plain, "{title}");
+    }
+}
