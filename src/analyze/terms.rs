@@ -197,6 +197,14 @@ impl Analyzer {
                 {
                     continue;
                 }
+                // An amount after its currency sign ($40M, £4m, €2bn) is no word, nor the start
+                // of a phrase ("8M Series"): a decimal one ($12.5M) is a number's tail above.
+                if start >= 1
+                    && matches!(toks[start - 1].surface, "$" | "£" | "€" | "¥" | "￥")
+                    && word.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    continue;
+                }
                 // A unit after a number (7,300 mAh, 9 GW) is the amount's, no word.
                 if start >= 2
                     && toks[start - 1].kind == Kind::Space

@@ -1053,3 +1053,37 @@ fn an_english_headline_with_a_curly_apostrophe_is_ranked_as_english() {
         assert_eq!(curly, plain, "{title}");
     }
 }
+
+/// An amount written after its currency sign ($40M, £4M) is how much, not what: neither it nor
+/// a phrase it starts ("8M Series") is a keyword, as a decimal one ($12.5M) never was (issue
+/// 25's class "a decimal amount with a currency sign keeps only its tail"; version 11 showed
+/// 40M, 4M and 8M Series).
+#[test]
+fn an_amount_after_its_currency_sign_is_no_keyword() {
+    let items = [
+        (
+            "Hibari Robotics raises $40M to put picking robots in warehouses",
+            "Hibari Robotics, a Tokyo startup that builds picking robots for e-commerce warehouses, raised $40 million in a Series B round led by Sakura Ventures.",
+            "Hibari Robotics",
+        ),
+        (
+            "UK council pays £4M to leave a decade-long ERP contract",
+            "The council will pay £4M to end its contract with the ERP vendor early, after years of delays.",
+            "ERP",
+        ),
+        ("Startup Quillpad raises $8M Series A", "", "Quillpad"),
+    ];
+    for (title, description, name) in items {
+        let kw = keywords_of("Tech", "Funding Wire", title, description);
+        assert!(
+            kw.iter().any(|k| k.contains(name)),
+            "{name} not in {kw:?} — {title}"
+        );
+        for k in &kw {
+            assert!(
+                !k.starts_with(|c: char| c.is_ascii_digit()),
+                "{k} in {kw:?} — {title}"
+            );
+        }
+    }
+}
