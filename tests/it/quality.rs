@@ -26,8 +26,8 @@
 //! - `tests/quality/keywords-heldout8.toml`, the **held-out part** (130 items, 70 English from
 //!   14 outlets, 60 Japanese from 12 sites), labelled blind before the ninth round's change by
 //!   four labellers who had not run matome on it, never opened while tuning and never used to
-//!   train the keyword ranker (read by its aggregates only: before the round's change and at its
-//!   end): only its aggregate figures are printed (precision@3 and recall@3, overall and per
+//!   train the keyword ranker (read by its aggregates only: before the round's change and after
+//!   each of its two changes): only its aggregate figures are printed (precision@3 and recall@3, overall and per
 //!   language), never an item, a title or a miss, and the floors of the goal are set on it.
 //!
 //! The tuning parts are also what the keyword ranker (`src/analyze/ranker.rs`) is trained on:
@@ -312,7 +312,8 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 /// analyser, version 10), aggregates only: precision@3 0.766 (Japanese 0.840, English 0.705),
 /// recall@3 0.565 (Japanese 0.651, English 0.490); and once at the round's end (version 11, the
 /// Japanese ranker retrained on eight parts): precision@3 0.764 (Japanese 0.834, English 0.705),
-/// recall@3 0.567 (Japanese 0.657, English 0.490). (Part 7, the held-out part of the eighth
+/// recall@3 0.567 (Japanese 0.657, English 0.490); a third time, the same, after the
+/// currency-sign rule. (Part 7, the held-out part of the eighth
 /// round, read 0.797 / 0.566 before it and 0.810 / 0.574 at its end.) Issue 25's goal is
 /// precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the
 /// goal, met; the recall floor just under what was reached (the goal is not met: raise it to
