@@ -27,8 +27,9 @@
 //!   14 outlets, 60 Japanese from 12 sites), labelled blind before the ninth round's change by
 //!   four labellers who had not run matome on it, never opened while tuning and never used to
 //!   train the keyword ranker (read by its aggregates only: before the round's change and after
-//!   each of its two changes): only its aggregate figures are printed (precision@3 and recall@3, overall and per
-//!   language), never an item, a title or a miss, and the floors of the goal are set on it.
+//!   each of its two changes): only its aggregate figures are printed (precision@3 and
+//!   recall@3, overall and per language), never an item, a title or a miss, and the floors of
+//!   the goal are set on it.
 //!
 //! The tuning parts are also what the keyword ranker (`src/analyze/ranker.rs`) is trained on:
 //! `keyword_ranker_features_of_the_tuning_parts` writes their features for
