@@ -272,6 +272,18 @@ pub fn is_japanese(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
 }
 
+/// The currency a sign written before an amount names ($ usd, ¥ jpy, € eur, £ gbp): how stories
+/// read an amount, and why the analyser takes "$40M" for one.
+pub fn currency_before(c: char) -> Option<&'static str> {
+    match c {
+        '$' => Some("usd"),
+        '¥' => Some("jpy"),
+        '€' => Some("eur"),
+        '£' => Some("gbp"),
+        _ => None,
+    }
+}
+
 /// Characters indexed by bigrams: kanji, kana (with ー, 々, 〆, 〇) and hangul. The static search
 /// page (`search.js`) has the same ranges; the word clouds split Japanese words by it.
 pub fn is_cjk(c: char) -> bool {

@@ -6,6 +6,16 @@
 use super::tokens::{has_upper, latin_word, possessive_at};
 use super::*;
 
+/// Whether a token is a currency sign alone ($, ¥, €, £: [`crate::text::currency_before`]).
+fn currency_sign(surface: &str) -> bool {
+    let mut chars = surface.chars();
+    chars
+        .next()
+        .and_then(crate::text::currency_before)
+        .is_some()
+        && chars.next().is_none()
+}
+
 /// A word or phrase that may become a keyword.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Term {
@@ -200,7 +210,7 @@ impl Analyzer {
                 // An amount after its currency sign ($40M, £4m, €2bn) is no word, nor the start
                 // of a phrase ("8M Series"): a decimal one ($12.5M) is a number's tail above.
                 if start >= 1
-                    && matches!(toks[start - 1].surface, "$" | "£" | "€" | "¥" | "￥")
+                    && currency_sign(toks[start - 1].surface)
                     && word.starts_with(|c: char| c.is_ascii_digit())
                 {
                     continue;

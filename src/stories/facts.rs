@@ -9,6 +9,7 @@ use chrono::{DateTime, FixedOffset};
 use super::numbers::{self, Number};
 use crate::analyze::{Analyzer, prepare, sentences, term_hash};
 use crate::content::Item;
+use crate::text::is_japanese;
 
 /// The language of an item's title.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -142,7 +143,7 @@ impl Facts {
         let lead = lead_terms(a, &item.text, &title, &extra);
         let prerelease = prerelease(&lower);
         Facts {
-            lang: if item.title.chars().any(japanese) {
+            lang: if item.title.chars().any(is_japanese) {
                 Lang::Ja
             } else {
                 Lang::En
@@ -238,7 +239,7 @@ fn title_words(a: &Analyzer, prepared: &str) -> Vec<(String, u32)> {
         if w.attached && ATTACHED.contains(&w.text.as_str()) {
             continue;
         }
-        let ja = w.text.chars().all(japanese);
+        let ja = w.text.chars().all(is_japanese);
         let breaks = BREAKS.contains(&w.text.as_str());
         let joined = !breaks && prev.is_some_and(|(end, open)| end == w.start && open && ja);
         if !joined && prev.is_some() {
@@ -318,8 +319,6 @@ fn sort_unique(v: &mut Vec<u64>) {
     v.sort_unstable();
     v.dedup();
 }
-
-use crate::text::is_japanese as japanese;
 
 /// A token worth comparing: not a bare number (numbers are read by kind), not a lone kana.
 fn useful(text: &str) -> bool {

@@ -6,6 +6,7 @@
 //! (NFKC, lower-case) text; how they weigh in a similarity is [`super::score`]'s.
 
 use crate::hash::fnv1a;
+use crate::text::currency_before;
 
 /// What a number measures. Numbers of different kinds never contradict each other.
 #[derive(
@@ -154,7 +155,6 @@ fn decimal_zeros(mut v: u64) -> u32 {
     n
 }
 
-const CURRENCY_BEFORE: &[(char, &str)] = &[('$', "usd"), ('¥', "jpy"), ('€', "eur"), ('£', "gbp")];
 const CURRENCY_AFTER: &[(&str, &str)] = &[
     ("円", "jpy"),
     ("ドル", "usd"),
@@ -232,7 +232,7 @@ pub fn numbers(text: &str) -> Vec<Number> {
         let (raw, end) = digits(&chars, i);
         i = end;
         // glued to letters after (5g, 4k, 3d): a name, not a number
-        let money = start > 0 && CURRENCY_BEFORE.iter().any(|(c, _)| *c == chars[start - 1]);
+        let money = start > 0 && currency_before(chars[start - 1]).is_some();
         let unit = word_at(&chars, end, MULTIPLIERS_EN.iter().map(|m| m.0))
             || word_at(&chars, end, ["bp", "percent"].into_iter())
             || (money && word_at(&chars, end, MULTIPLIERS_MONEY.iter().map(|m| m.0)));
@@ -323,7 +323,7 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
         };
         return (Some(number), next);
     }
-    let currency_before = before.and_then(|c| CURRENCY_BEFORE.iter().find(|(b, _)| *b == c));
+    let currency = before.and_then(currency_before);
     let mut at = end;
     // Japanese chains: 5万3120円, 1兆2000億円, 6億4000万ユーロ, 15万ドル (each part times its
     // own multiplier)
@@ -343,9 +343,7 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
     }
     let mut value = total + part;
     let (rest, rest_at) = after(chars, at);
-    let money_words = MULTIPLIERS_MONEY
-        .iter()
-        .filter(|_| currency_before.is_some());
+    let money_words = MULTIPLIERS_MONEY.iter().filter(|_| currency.is_some());
     for (word, m) in MULTIPLIERS_EN.iter().chain(money_words) {
         if rest.starts_with(word) && word_at(chars, rest_at, [*word].into_iter()) {
             value *= m;
@@ -361,7 +359,7 @@ fn classify(chars: &[char], start: usize, end: usize, raw: &str) -> (Option<Numb
             value: scaled,
         })
     };
-    if let Some((_, cur)) = currency_before {
+    if let Some(cur) = currency {
         return (make(Kind::Money(fnv1a(cur.as_bytes()))), at);
     }
     if let Some((word, cur)) = CURRENCY_AFTER.iter().find(|(w, _)| rest.starts_with(w)) {
