@@ -23,11 +23,13 @@
 //!   - `tests/quality/keywords-heldout7.toml` (130 items, 70 English), labelled blind before the
 //!     eighth round and held out through it (looked at twice, aggregates only), a tuning part
 //!     from the ninth round on;
-//! - `tests/quality/keywords-heldout8.toml`, the **held-out part** (130 items, 70 English from
-//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the ninth round's change by
+//!   - `tests/quality/keywords-heldout8.toml` (130 items, 70 English), labelled blind before the
+//!     ninth round and held out through it (looked at four times, aggregates only), a tuning
+//!     part from the tenth round on;
+//! - `tests/quality/keywords-heldout9.toml`, the **held-out part** (130 items, 70 English from
+//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the tenth round's changes by
 //!   four labellers who had not run matome on it, never opened while tuning and never used to
-//!   train the keyword ranker (read by its aggregates only: before the round's change and after
-//!   each of its two changes): only its aggregate figures are printed (precision@3 and
+//!   train the keyword ranker: only its aggregate figures are printed (precision@3 and
 //!   recall@3, overall and per language), never an item, a title or a miss, and the floors of
 //!   the goal are set on it.
 //!
@@ -86,12 +88,14 @@ enum Part {
     Tuning7,
     /// The seventh held-out part, a tuning part from issue 25's ninth round on.
     Tuning8,
+    /// The eighth held-out part, a tuning part from issue 25's tenth round on.
+    Tuning9,
     /// The held-out part (only its aggregates are ever printed).
-    HeldOut8,
+    HeldOut9,
 }
 
 /// The tuning parts, in the order they were labelled.
-const TUNING_PARTS: [Part; 8] = [
+const TUNING_PARTS: [Part; 9] = [
     Part::Tuning,
     Part::Tuning2,
     Part::Tuning3,
@@ -100,6 +104,7 @@ const TUNING_PARTS: [Part; 8] = [
     Part::Tuning6,
     Part::Tuning7,
     Part::Tuning8,
+    Part::Tuning9,
 ];
 
 impl Part {
@@ -134,9 +139,13 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout7.toml"
             ),
-            Part::HeldOut8 => concat!(
+            Part::Tuning9 => concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout8.toml"
+            ),
+            Part::HeldOut9 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout9.toml"
             ),
         }
     }
@@ -151,7 +160,8 @@ impl Part {
             Part::Tuning6 => "tuning part 6 (held out in round 6)",
             Part::Tuning7 => "tuning part 7 (held out in round 7)",
             Part::Tuning8 => "tuning part 8 (held out in round 8)",
-            Part::HeldOut8 => "held-out part 8",
+            Part::Tuning9 => "tuning part 9 (held out in round 9)",
+            Part::HeldOut9 => "held-out part 9",
         }
     }
 
@@ -310,19 +320,16 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors. Part 8 read once before the ninth round's change (main's
-/// analyser, version 10), aggregates only: precision@3 0.766 (Japanese 0.840, English 0.705),
-/// recall@3 0.565 (Japanese 0.651, English 0.490); and once at the round's end (version 11, the
-/// Japanese ranker retrained on eight parts): precision@3 0.764 (Japanese 0.834, English 0.705),
-/// recall@3 0.567 (Japanese 0.657, English 0.490); a third time, the same, after the
-/// currency-sign rule. (Part 7, the held-out part of the eighth
-/// round, read 0.797 / 0.566 before it and 0.810 / 0.574 at its end.) Issue 25's goal is
+/// The held-out part's floors. Part 9 read once before the tenth round's changes (main's
+/// analyser, version 11), aggregates only: precision@3 0.740 (Japanese 0.771, English 0.714),
+/// recall@3 0.560 (Japanese 0.581, English 0.541). (Part 8, the held-out part of the ninth
+/// round, read 0.766 / 0.565 before it and 0.764 / 0.567 at its end.) Issue 25's goal is
 /// precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the
 /// goal, met; the recall floor just under what was reached (the goal is not met: raise it to
 /// 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.55;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
@@ -368,6 +375,8 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
 /// - part 7: 0.794 (Japanese 0.911, English 0.695), recall@3 0.570;
 /// - part 8 (held out in round 8): 0.818 (Japanese 0.856, English 0.786), recall@3 0.587;
 ///   the eight parts together 0.815 (Japanese 0.880, English 0.758), recall@3 0.645.
+/// - part 9 (held out in round 9; version 11): 0.764 (Japanese 0.834, English 0.705), recall@3
+///   0.567.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.80, 0.75, 0.71),
@@ -378,7 +387,8 @@ fn floors(part: Part) -> (f64, f64, f64) {
         Part::Tuning6 => (0.80, 0.75, 0.61),
         Part::Tuning7 => (0.79, 0.69, 0.56),
         Part::Tuning8 => (0.81, 0.78, 0.58),
-        Part::HeldOut8 => (
+        Part::Tuning9 => (0.76, 0.70, 0.56),
+        Part::HeldOut9 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
             HELD_OUT_RECALL_FLOOR,
@@ -470,7 +480,12 @@ fn keyword_precision_and_recall_at_3_on_tuning_part_8() {
     tuning_part(Part::Tuning8);
 }
 
-/// The eight tuning parts together (1,215 items; each part ranked against its own frequencies).
+#[test]
+fn keyword_precision_and_recall_at_3_on_tuning_part_9() {
+    tuning_part(Part::Tuning9);
+}
+
+/// The nine tuning parts together (1,345 items; each part ranked against its own frequencies).
 #[test]
 fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
     let mut total: Vec<(&'static str, Score)> = ["all", "Japanese", "English"]
@@ -505,10 +520,10 @@ fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
 /// The held-out part: only its aggregate figures are printed, and the floors hold.
 #[test]
 fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
-    let (held_out, none) = evaluate(Part::HeldOut8);
+    let (held_out, none) = evaluate(Part::HeldOut9);
     assert!(none.is_empty());
-    print_scores(Part::HeldOut8, &held_out);
-    let failed = below_floors(Part::HeldOut8, &held_out);
+    print_scores(Part::HeldOut9, &held_out);
+    let failed = below_floors(Part::HeldOut9, &held_out);
     assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
 }
 
@@ -575,7 +590,7 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut8]) {
+    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut9]) {
         let items: Vec<Item> = part.gold().iter().map(to_item).collect();
         let refs: Vec<&Item> = items.iter().collect();
         let df = DocFreq::from_items(&refs);
