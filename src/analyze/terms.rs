@@ -108,6 +108,9 @@ impl Analyzer {
             .verb
             .map(|j| self.stem(&latin_word(&toks, j).0.to_lowercase()));
         self.quoted_names(&joined[..title_end], &mut title);
+        // A Japanese title's name in 「」, whole, and its occurrences in the text.
+        let bracketed = bracketed_names(&joined[..title_end], &title);
+        title.extend(bracketed.iter().cloned());
         let mut buf = String::new();
         // (each sentence's candidates and content words are gathered in buffers kept across
         // the sentences, then copied out at their size: no vector grows step by step)
@@ -131,6 +134,10 @@ impl Analyzer {
                 self.line_terms(own, None, &mut terms);
                 if s.contains(['\'', '"', '“', '‘']) {
                     self.quoted_names(&joined[start..end], &mut terms);
+                }
+                for name in &bracketed {
+                    let n = joined[start..end].matches(name.display()).count();
+                    terms.extend(std::iter::repeat_n(name, n).cloned());
                 }
                 content.clear();
                 self.content_of(own, &mut buf, &mut |k| content.push(term_hash(k)));
@@ -780,6 +787,83 @@ impl Analyzer {
             }
         }
     }
+}
+
+/// The names a Japanese title writes in 「」 (衛星「みちびき」, 「書かない窓口」, 「MR-5000シリーズ」)
+/// that are no candidate of the title already (`title`): each one term, a name, as written. A
+/// quotation is no name: its inside is a name only when it is short (2–16 characters), holds no
+/// punctuation that ends a clause (、。！？), no percentage or range, does not end in kana after
+/// a kanji, katakana or Latin letter (続く, 点検した: a verb's or adjective's ending), holds no
+/// case particle between words (を, は, が, に, で, と, も, へ, や) nor a kana ending of more
+/// than one character inside it (書かない is let in only at the start), and is not all ASCII
+/// (those are the English rules').
+fn bracketed_names(title: &str, known: &[Term]) -> Vec<Term> {
+    let mut out = Vec::new();
+    if !title.chars().any(crate::text::is_japanese) {
+        return out;
+    }
+    let hiragana = |c: char| ('\u{3041}'..='\u{309f}').contains(&c);
+    let mut from = 0;
+    while let Some(a) = title[from..].find('「').map(|x| x + from) {
+        let start = a + '「'.len_utf8();
+        let Some(b) = title[start..].find(['」', '「']).map(|x| x + start) else {
+            break;
+        };
+        from = b;
+        let inner = title[start..b].trim();
+        let chars: Vec<char> = inner.chars().collect();
+        let n = chars.iter().filter(|c| **c != ' ').count();
+        if !(2..=16).contains(&n)
+            || inner.is_ascii()
+            || title[b..].starts_with('「')
+            || chars
+                .iter()
+                .any(|c| "、。！？!?%％～〜,，:：「」『』".contains(*c))
+            || chars.iter().all(|c| c.is_ascii_digit() || *c == '.')
+        {
+            continue;
+        }
+        let all_kana = chars.iter().all(|c| hiragana(*c));
+        if !all_kana {
+            // (kana runs: where each starts and how long it is)
+            let mut runs = Vec::new();
+            let mut i = 0;
+            while i < chars.len() {
+                if hiragana(chars[i]) {
+                    let s = i;
+                    while i < chars.len() && hiragana(chars[i]) {
+                        i += 1;
+                    }
+                    runs.push((s, i - s));
+                } else {
+                    i += 1;
+                }
+            }
+            let sentence = runs.iter().any(|&(s, len)| {
+                s + len == chars.len()
+                    || (s > 0 && (len > 1 || "をはがにでともへや".contains(chars[s])))
+                    || (s == 0 && len > 4)
+            });
+            if sentence {
+                continue;
+            }
+        }
+        let key = inner.to_lowercase();
+        if known.iter().any(|t| t.key == key.as_str())
+            || out.iter().any(|t: &Term| t.key == key.as_str())
+        {
+            continue;
+        }
+        out.push(Term {
+            written: (key != inner).then(|| inner.to_string()),
+            key: key.into(),
+            phrase: false,
+            weak: false,
+            proper: true,
+            chunk: false,
+        });
+    }
+    out
 }
 
 impl Term {

@@ -1087,3 +1087,28 @@ fn an_amount_after_its_currency_sign_is_no_keyword() {
         }
     }
 }
+
+/// A name a Japanese title writes in 「」 is one keyword, whole, even when the segmenter reads it
+/// as kana words (「あかつき」); a quotation in 「」 (what someone said) is no
+/// keyword (issue 25, tenth round: version 11 had no such name among its candidates).
+#[test]
+fn a_name_in_brackets_in_a_japanese_title_is_one_keyword() {
+    let items = [(
+        "科学",
+        "宇宙ニュース",
+        "月面探査車「あかつき」、砂地での走行試験に成功",
+        "宇宙航空研究開発機構は、月面探査車「あかつき」の砂地での走行試験に成功したと発表した。あかつきは2028年の打ち上げを目指す。",
+        "あかつき",
+    )];
+    for (category, site, title, description, name) in items {
+        let kw = keywords_of(category, site, title, description);
+        assert!(has(&kw, name), "{name} not in {kw:?} — {title}");
+    }
+    let kw = keywords_of(
+        "経済",
+        "マーケット速報",
+        "日銀総裁「物価の上振れに注意」　追加利上げに含み",
+        "日銀の総裁は記者会見で、物価の上振れに注意が必要だと述べ、追加利上げに含みを持たせた。",
+    );
+    assert!(!has(&kw, "物価の上振れに注意"), "{kw:?}");
+}
