@@ -488,7 +488,7 @@ mod tests {
         assert_eq!(
             f,
             format!(
-                "v11-{:016x}",
+                "v12-{:016x}",
                 fingerprint_hash(STOP_JA, STOP_EN, ranker::MODEL)
             )
         );
