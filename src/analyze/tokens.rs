@@ -43,7 +43,9 @@ pub(super) struct Tok<'a> {
 /// full-width), URLs removed, white space folded.
 pub fn prepare(text: &str) -> Cow<'_, str> {
     let mut s = nfkc(text);
-    if s.contains("http") {
+    // (memchr's search: a `str` pattern builds a two-way searcher per call, and every
+    // sentence is prepared)
+    if memchr::memmem::find(s.as_bytes(), b"http").is_some() {
         let mut out = String::with_capacity(s.len());
         for (i, word) in s.split(' ').enumerate() {
             if i > 0 {
@@ -370,7 +372,28 @@ impl Analyzer {
                 .char_indices()
                 .nth(10)
                 .map_or(line.len(), |(i, _)| end + i);
-            return phrase_in(&self.search_words(&line[from..to]), &query);
+            let window = &line[from..to];
+            // lindera cuts its input after each 、, 。, tab and line break and segments each
+            // stretch on its own, so the stretch that holds the keyword has the same tokens
+            // alone as in the window: a match there is a match in the window. (Only when it
+            // misses, a match across stretches is looked for in the whole window.)
+            let (a, b) = (at - from, end - from);
+            if !keyword.contains(is_lindera_cut) {
+                let start = window[..a]
+                    .rfind(is_lindera_cut)
+                    .map_or(0, |i| i + window[i..].chars().next().map_or(1, char::len_utf8));
+                let stop = window[b..]
+                    .find(is_lindera_cut)
+                    .map_or(window.len(), |i| {
+                        b + i + window[b + i..].chars().next().map_or(1, char::len_utf8)
+                    });
+                if (start, stop) != (0, window.len())
+                    && phrase_in(&self.search_words(&window[start..stop]), &query)
+                {
+                    return true;
+                }
+            }
+            return phrase_in(&self.search_words(window), &query);
         }
         true
     }
@@ -427,6 +450,11 @@ impl Analyzer {
         }
         out
     }
+}
+
+/// Whether lindera ends a stretch of its input after `c` (it segments each stretch on its own).
+fn is_lindera_cut(c: char) -> bool {
+    matches!(c, '\n' | '\t' | '。' | '、')
 }
 
 /// Whether the tokens at `at` are a possessive's apostrophe and "s" (Intel's, Bank’s).
