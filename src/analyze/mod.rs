@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 use compact_str::CompactString;
 use lindera::mode::Mode;
 use lindera::segmenter::Segmenter;
+use lindera_dictionary::dictionary::character_definition::CategoryId;
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_normalization::UnicodeNormalization;
 
@@ -53,6 +54,9 @@ const STOP_EN: &str = include_str!("../../data/stopwords-en.txt");
 /// threads (the dictionary is embedded and loaded without copying).
 pub struct Analyzer {
     segmenter: Segmenter,
+    /// The dictionary's SPACE category, with its membership for U+0000..U+00FF: the white
+    /// space lindera drops from its tokens (see `Analyzer::segment`).
+    space: Option<(CategoryId, [bool; 256])>,
     stop_ja: FxHashSet<&'static str>,
     stop_en: FxHashSet<&'static str>,
     stemmer: rust_stemmers::Stemmer,
@@ -71,7 +75,19 @@ impl Analyzer {
         static ANALYZER: OnceLock<Analyzer> = OnceLock::new();
         ANALYZER.get_or_init(|| {
             let dictionary = ipadic::load().expect("the embedded IPADIC dictionary loads");
+            // (what `Segmenter::new` derives for its white-space filter)
+            let chars = &dictionary.character_definition;
+            let space = chars.category_id_by_name("SPACE").map(|id| {
+                let mut ascii = [false; 256];
+                for (c, is) in ascii.iter_mut().enumerate() {
+                    if let Some(c) = char::from_u32(c as u32) {
+                        *is = chars.lookup_categories(c).contains(&id);
+                    }
+                }
+                (id, ascii)
+            });
             Analyzer {
+                space,
                 segmenter: Segmenter::new(Mode::Normal, dictionary, None),
                 stop_ja: word_list(STOP_JA),
                 stop_en: word_list(STOP_EN),
