@@ -141,9 +141,9 @@ impl Analyzer {
         self.keywords_of(&self.item_terms(item), item, df, n)
     }
 
-    /// An item's keyword candidates in the hand-set order (score, then first occurrence, then
-    /// key), each with what decided its score: what [`Analyzer::keywords_of`] re-ranks and
-    /// chooses from.
+    /// An item's keyword candidates in the hand-set order ([`hand_order`]), each with what
+    /// decided its score: what [`Analyzer::keywords_of`] re-ranks and chooses from. Only the
+    /// first [`ranker::RERANKED`] + 1 are in order; the rest follow them, in no order.
     fn ranked<'t>(
         &self,
         analysed: &'t ItemTerms,
@@ -263,14 +263,13 @@ impl Analyzer {
                 })
             })
             .collect();
-        // (no two keys are equal, so the order is total: an unstable sort gives the same)
-        scored.sort_unstable_by(|a, b| {
-            b.facts
-                .score
-                .total_cmp(&a.facts.score)
-                .then(a.facts.first.cmp(&b.facts.first))
-                .then(a.key.cmp(b.key))
-        });
+        // Only the first RERANKED are read in order (by the model, and the choice rarely goes
+        // past them): the rest are put in order by `keywords_of` when it needs them.
+        let head = ranker::RERANKED.min(scored.len());
+        if scored.len() > head {
+            scored.select_nth_unstable_by(head, hand_order);
+        }
+        scored[..head].sort_unstable_by(hand_order);
         scored
     }
 
@@ -309,11 +308,16 @@ impl Analyzer {
             ranker::rerank(&mut scored, &analysed.prepared[0]);
         }
         let mut chosen: Vec<(&str, &str)> = Vec::new();
-        for r in &scored {
-            let (key, display) = (r.key, r.display);
+        for i in 0..scored.len() {
             if chosen.len() >= n {
                 break;
             }
+            // (`ranked` left those after the first RERANKED + 1 out of order)
+            if i == ranker::RERANKED + 1 {
+                scored[i..].sort_unstable_by(hand_order);
+            }
+            let r = &scored[i];
+            let (key, display) = (r.key, r.display);
             // A third keyword far weaker than the first is a guess: better none.
             if chosen.len() >= 2 && r.facts.score < top * rank::THIRD_KEYWORD_SHARE {
                 continue;
@@ -378,6 +382,16 @@ impl Analyzer {
         }
         crate::text::truncate_chars(&item.title, budget)
     }
+}
+
+/// The hand-set order of keyword candidates: score, then first occurrence, then key. (No two
+/// keys are equal, so the order is total: an unstable sort gives the same.)
+fn hand_order(a: &ranker::Ranked, b: &ranker::Ranked) -> std::cmp::Ordering {
+    b.facts
+        .score
+        .total_cmp(&a.facts.score)
+        .then(a.facts.first.cmp(&b.facts.first))
+        .then(a.key.cmp(b.key))
 }
 
 /// Term keys excluded from a feed's keywords (its category and site name).
