@@ -384,6 +384,25 @@ impl Analyzer {
     }
 }
 
+/// The first byte offset of `needle` in `haystack`, as `str::find` gives it, for the short
+/// texts and needles the analyser searches once each: `str::find` and `memmem::find` build a
+/// searcher per call, which costs more than a scan for the needle's first byte.
+fn find_short(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else {
+        return Some(0);
+    };
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &h[from..]) {
+        let at = from + i;
+        if h[at..].starts_with(n) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// The hand-set order of keyword candidates: score, then first occurrence, then key. (No two
 /// keys are equal, so the order is total: an unstable sort gives the same.)
 fn hand_order(a: &ranker::Ranked, b: &ranker::Ranked) -> std::cmp::Ordering {
@@ -490,6 +509,22 @@ fn annotation(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_short_finds_what_str_find_does() {
+        for (h, n) in [
+            ("日本銀行と日本", "日本"),
+            ("日本銀行と日本", "銀行と"),
+            ("abcabd", "abd"),
+            ("abc", ""),
+            ("", "a"),
+            ("ab", "abc"),
+            ("https://x http", "http"),
+            ("日本", "本"),
+        ] {
+            assert_eq!(find_short(h, n), h.find(n), "{h} {n}");
+        }
+    }
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {

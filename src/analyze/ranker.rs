@@ -85,10 +85,7 @@ pub(super) fn features_of(ranked: &[Ranked], title: &str) -> Vec<[f64; FEATURES]
             let text_n = 2.0 * f.count as f64 - f.tf;
             let chars = r.display.chars().count();
             let display = lower(r.display);
-            let (at, before, after) = match memchr::memmem::find(
-                lower_title.as_bytes(),
-                display.as_bytes(),
-            ) {
+            let (at, before, after) = match super::find_short(&lower_title, &display) {
                 Some(i) => {
                     let end = i + display.len();
                     (

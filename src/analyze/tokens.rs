@@ -45,9 +45,8 @@ pub(super) struct Tok<'a> {
 /// full-width), URLs removed, white space folded.
 pub fn prepare(text: &str) -> Cow<'_, str> {
     let mut s = nfkc(text);
-    // (memchr's search: a `str` pattern builds a two-way searcher per call, and every
-    // sentence is prepared)
-    if memchr::memmem::find(s.as_bytes(), b"http").is_some() {
+    // (every sentence is prepared: see find_short)
+    if find_short(&s, "http").is_some() {
         let mut out = String::with_capacity(s.len());
         for (i, word) in s.split(' ').enumerate() {
             if i > 0 {
@@ -414,7 +413,7 @@ impl Analyzer {
         }
         // (the title, then the sentences, as item_terms prepared them)
         for line in &analysed.prepared {
-            let Some(at) = line.find(keyword) else {
+            let Some(at) = find_short(line, keyword) else {
                 continue;
             };
             // (ten characters either side hold the context lindera's choice depends on)
