@@ -102,13 +102,36 @@ const ROLE_NOUNS: &[&str] = &["startup", "maker", "firm", "giant", "compani"];
 ///   neighbours ("memory safety", "hedge funds"), so it may be shown though the item says it
 ///   once (it does not make its words fragments);
 /// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate.
-pub(super) fn mark_names_and_terms(cands: &mut FxHashMap<&str, Cand>, title_case: bool) {
+pub(super) fn mark_names_and_terms(
+    cands: &mut FxHashMap<&str, Cand>,
+    title_case: bool,
+    title: &str,
+) {
     cands.retain(|k, _| {
         !(k.is_ascii()
             && k.rsplit(' ')
                 .next()
                 .is_some_and(|w| ROLE_NOUNS.contains(&w)))
     });
+    // (the acronyms [`fold_acronyms`] will fold into the name they abbreviate: a phrase of one
+    // is not the name, "LTS release" beside "long-term support")
+    let folded: Vec<&str> = cands
+        .iter()
+        .filter(|(k, c)| !c.phrase && (2..=6).contains(&k.len()) && k.is_ascii())
+        .filter_map(|(_, c)| {
+            let d = *c.displays.keys().next()?;
+            (c.displays.len() == 1 && d.len() >= 2 && d.bytes().all(|b| b.is_ascii_uppercase()))
+                .then_some(d)
+        })
+        .filter(|letters| {
+            cands.iter().any(|(k, c)| {
+                c.phrase
+                    && (c.proper || letters.len() >= 3)
+                    && k.is_ascii()
+                    && c.displays.keys().any(|d| abbreviates(letters, d))
+            })
+        })
+        .collect();
     for (k, c) in cands.iter_mut() {
         if !k.is_ascii() {
             continue;
@@ -129,7 +152,13 @@ pub(super) fn mark_names_and_terms(cands: &mut FxHashMap<&str, Cand>, title_case
         if c.phrase
             && !c.proper
             && c.in_title
-            && c.count >= 2
+            && (c.count >= 2
+                || (c.chunk
+                    && c.displays.keys().any(|d| {
+                        acronym_phrase(d)
+                            && !verb_after_acronym(d, title)
+                            && !folded.iter().any(|a| d.split(' ').next() == Some(*a))
+                    })))
             && c.displays.keys().any(|d| acronym_phrase(d))
         {
             c.proper = true;
@@ -392,4 +421,19 @@ fn acronym_phrase(d: &str) -> bool {
         && first.bytes().all(|b| b.is_ascii_alphanumeric())
         && first.starts_with(|c: char| c.is_ascii_uppercase())
         && super::headline::title_noun_phrase(d)
+}
+
+/// Whether an acronym phrase's last word, in -s, is the title's verb: the title goes on after
+/// it ("SNB signals no return …", "TSA screens 3.1 million"), where a plural noun after an
+/// acronym ends its clause ("… not LSM trees", "… lack of EUV tools").
+fn verb_after_acronym(d: &str, title: &str) -> bool {
+    let last = d.rsplit(' ').next().unwrap_or(d);
+    if !last.ends_with('s') || last.ends_with("ss") {
+        return false;
+    }
+    title.match_indices(d).any(|(at, _)| {
+        let rest = &title[at + d.len()..];
+        rest.strip_prefix(' ')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphanumeric()))
+    })
 }

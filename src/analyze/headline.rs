@@ -44,6 +44,17 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
     if !rest.iter().all(|w| plain(w)) {
         return false;
     }
+    // (an irregular verb, an adverb or a number word is no noun's: "minutes show split",
+    // "Signals come", "keep on-call"; nor a comparative a first word: "better notebook",
+    // "faster compilation"; an adjective only a first: "small teams", not "retire old")
+    if rest
+        .iter()
+        .any(|w| NO_NOUN.contains(w) || PLAIN_ADJECTIVES.contains(w))
+        || COMPARATIVES.contains(&first.to_ascii_lowercase().as_str())
+        || NO_NOUN.contains(&first)
+    {
+        return false;
+    }
     if plain(first) {
         // (a hyphenated first word is an adjective: free-threaded, hours-long)
         return first.contains('-')
@@ -84,7 +95,9 @@ pub(super) fn text_noun_phrase(phrase: &str) -> bool {
             && !COMPARATIVES.contains(&first));
     first_ok
         && rest.iter().all(|w| plain(w) && modifier(w))
-        && !words.iter().any(|w| NO_NOUN.contains(w))
+        && !words
+            .iter()
+            .any(|w| NO_NOUN.contains(w) || PLAIN_ADJECTIVES.contains(w))
 }
 
 /// Closed classes of English that are no part of a noun phrase a reader tags: irregular verb
@@ -227,6 +240,12 @@ const NO_NOUN: &[&str] = &[
     "tenth",
     "last",
     "next",
+];
+
+/// Adjectives of size, age or number that are no part of a noun phrase the text says once
+/// ("many users", "new version"), though a title's noun phrase may start with one ("small
+/// teams").
+const PLAIN_ADJECTIVES: &[&str] = &[
     "many",
     "much",
     "several",

@@ -1087,3 +1087,59 @@ fn an_amount_after_its_currency_sign_is_no_keyword() {
         }
     }
 }
+
+/// An acronym before a lower-case noun of the title is one thing with it, though the item says
+/// it once ("DNS misconfiguration", "ORM layer": issue 25's class "an acronym is kept while its
+/// phrase is dropped"); not when the noun is the headline's verb ("BOJ signals patience"), the
+/// title going on after it.
+#[test]
+fn an_acronym_before_a_title_noun_is_shown_with_it() {
+    let items = [
+        (
+            "Drovik Labs traces weekend outage to a DNS misconfiguration",
+            "A bad record pushed on Saturday took the company's login pages offline for three hours.",
+            "DNS misconfiguration",
+        ),
+        (
+            "Why we replaced our ORM layer with plain SQL",
+            "Hand-written queries cut our p95 latency in half and made the slow paths visible.",
+            "ORM layer",
+        ),
+    ];
+    for (title, description, phrase) in items {
+        let kw = keywords_of("Tech", "Ops Weekly", title, description);
+        assert!(kw.iter().any(|k| k == phrase), "{phrase} not in {kw:?}");
+    }
+    let kw = keywords_of(
+        "Markets",
+        "Ops Weekly",
+        "Yen firms as BOJ signals patience on rate hikes",
+        "Governor Kazuo Ueda said the bank would wait for wage data before moving.",
+    );
+    assert!(!kw.iter().any(|k| k.contains("signals")), "{kw:?}");
+}
+
+/// A title's phrase with an irregular verb or a verb's base form in it is no noun phrase
+/// ("papers show gap", "keep on-call"), though each word is lower-case and none ends in -s, -ed
+/// or -ing.
+#[test]
+fn a_title_phrase_with_an_irregular_verb_is_no_noun_phrase() {
+    for (title, description, verb) in [
+        (
+            "Board papers show gap in hospital funding",
+            "The trust's papers show a gap of 40 million pounds.",
+            "show",
+        ),
+        (
+            "How we keep on-call sane for a three-person team",
+            "Rotations, a quiet pager and a rule that alerts must be actionable.",
+            "keep",
+        ),
+    ] {
+        let kw = keywords_of("Tech", "Ops Weekly", title, description);
+        assert!(
+            !kw.iter().any(|k| k.split(' ').any(|w| w == verb)),
+            "{verb} in {kw:?} — {title}"
+        );
+    }
+}
