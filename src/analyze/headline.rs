@@ -69,6 +69,61 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
         && !(last.ends_with("ed") || last.ends_with("ing") || last.ends_with("ly"))
 }
 
+/// The verb of a title's question with "do" ("How do you handle …", "How does your team
+/// handle …", "Why did the index drop …"): the word after its subject, a pronoun or a
+/// determiner and one noun. A phrase holding it is no noun phrase ("team handle on-call").
+pub(super) fn question_verb(title: &str) -> Option<&str> {
+    let words: Vec<&str> = title
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = words
+        .iter()
+        .position(|w| matches!(w.to_ascii_lowercase().as_str(), "do" | "does" | "did"))?;
+    let lower = |i: usize| words.get(i).map(|w| w.to_ascii_lowercase());
+    let subject = lower(at + 1)?;
+    let verb = match subject.as_str() {
+        "i" | "you" | "we" | "they" | "he" | "she" | "it" => at + 2,
+        "the" | "a" | "an" | "your" | "our" | "my" | "their" | "his" | "her" | "its" => at + 3,
+        _ => return None,
+    };
+    words
+        .get(verb)
+        .copied()
+        .filter(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
+}
+
+/// Whether the title goes on after `phrase` with a lower-case word that continues its noun
+/// phrase ("hours-long cloud" of "… hours-long cloud outage", "yen carry" of "the yen carry
+/// trade is back"): then the phrase is cut short, no noun phrase of its own. A stop word, a
+/// comparative, an -ed or -ly word, a capitalised word, a number or punctuation ends one (as
+/// for a noun chunk of the text), and so does a word that may be the headline's verb: one in
+/// -s ("bank lending turns up"), a verb's base form after a plural ("Small caps lead") or an
+/// irregular form ("written in Zig").
+pub(super) fn continues_in_title(title: &str, phrase: &str) -> bool {
+    let Some(at) = title.find(phrase) else {
+        return false;
+    };
+    let Some(rest) = title[at + phrase.len()..].strip_prefix(' ') else {
+        return false;
+    };
+    let next = rest
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .next()
+        .unwrap_or("");
+    next.len() >= 2
+        && next
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'-' || b.is_ascii_digit())
+        && next.starts_with(|c: char| c.is_ascii_lowercase())
+        && !super::Analyzer::get().is_stop_en(next)
+        && !COMPARATIVES.contains(&next)
+        && !NO_NOUN.contains(&next)
+        && !PLURAL_SUBJECT_VERBS.contains(&next)
+        && (next.contains('-')
+            || !(next.ends_with("ed") || next.ends_with("ly") || next.ends_with('s')))
+}
+
 /// Whether a phrase the text says once reads as a noun phrase a reader would tag ("deposit
 /// rate", "food prices", "rate limiting", "GIN indexes"): two or three words of lower-case
 /// letters, digits and hyphens (the first may be an acronym), no word an -ed or -ly form

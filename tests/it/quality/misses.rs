@@ -1143,3 +1143,50 @@ fn a_title_phrase_with_an_irregular_verb_is_no_noun_phrase() {
         );
     }
 }
+
+/// A title's lower-case noun phrase is shown whole, not cut after its second word where the
+/// title goes on with a noun ("dollar funding" of "the dollar funding squeeze", "undersea
+/// power" of "undersea power cable": issue 25's class of lower-case title noun phrases).
+#[test]
+fn a_title_noun_phrase_is_not_cut_short() {
+    for (title, description, whole) in [
+        (
+            "Why the dollar funding squeeze is back",
+            "Cross-currency basis swaps widened again this week as banks hoarded dollars.",
+            "dollar funding squeeze",
+        ),
+        (
+            "Storm knocks out the island's undersea power cable",
+            "Repairs could take weeks, the grid operator said.",
+            "undersea power cable",
+        ),
+    ] {
+        let kw = keywords_of("World", "Wire Desk", title, description);
+        assert!(kw.iter().any(|k| k == whole), "{whole} not in {kw:?}");
+    }
+}
+
+/// A question's verb after "do" and its subject ("How does your team handle …", "how do you
+/// track …") is in no phrase, though it is lower-case and has no verb's ending.
+#[test]
+fn a_questions_verb_after_do_is_in_no_phrase() {
+    for (title, description, verb) in [
+        (
+            "Ask HN: How does your team handle flaky integration tests?",
+            "We quarantine them for a week, then someone has to fix or delete them.",
+            "handle",
+        ),
+        (
+            "Ask: how do you track cloud spend per team?",
+            "Tags, budgets and a monthly report are what we have tried so far.",
+            "track",
+        ),
+    ] {
+        let kw = keywords_of("Tech", "Ops Weekly", title, description);
+        assert!(
+            !kw.iter()
+                .any(|k| k.contains(' ') && k.split(' ').any(|w| w == verb)),
+            "{verb} in {kw:?} — {title}"
+        );
+    }
+}
