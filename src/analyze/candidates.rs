@@ -94,6 +94,37 @@ impl Cand<'_> {
 /// description, not a keyword; the words before it say what it is about.
 const ROLE_NOUNS: &[&str] = &["startup", "maker", "firm", "giant", "compani"];
 
+/// Currency codes written before an amount ("EUR 410 million", "GBP 4.5 million"), lower case
+/// as keys are: the ISO 4217 codes of the most traded currencies.
+const CURRENCY_CODES: &[&str] = &[
+    "usd", "eur", "gbp", "jpy", "chf", "cny", "aud", "cad", "hkd", "sgd", "inr", "krw", "sek",
+    "nok", "dkk", "brl", "mxn", "zar", "nzd", "pln",
+];
+
+/// Whether a key holds a currency code before a number, or ends in one: an amount ("pay EUR
+/// 410", "Chatterbox GBP 4.5"), no name with its version, as an amount after its sign is none.
+fn amount_after_code(key: &str) -> bool {
+    // (the code alone, or ending a phrase, is the amount's too: "EUR", "Chatterbox GBP")
+    if key
+        .rsplit(' ')
+        .next()
+        .is_some_and(|w| CURRENCY_CODES.contains(&w))
+    {
+        return true;
+    }
+    let mut words = key.split(' ').peekable();
+    while let Some(w) = words.next() {
+        if CURRENCY_CODES.contains(&w)
+            && words
+                .peek()
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// What the whole item says about its candidates, before fragments are dropped:
 /// - an English word written only with a capital, at least twice, is a name, though each time
 ///   it starts a sentence ("Cloudflare open sources …" and "Cloudflare has released …"; a
@@ -101,7 +132,8 @@ const ROLE_NOUNS: &[&str] = &["startup", "maker", "firm", "giant", "compani"];
 /// - a lower-case phrase that other items of the archive also hold is a term, not two
 ///   neighbours ("memory safety", "hedge funds"), so it may be shown though the item says it
 ///   once (it does not make its words fragments);
-/// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate.
+/// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate, nor is a phrase
+///   with an amount after a currency code ("EUR 410").
 pub(super) fn mark_names_and_terms(
     cands: &mut FxHashMap<&str, Cand>,
     title_case: bool,
@@ -109,9 +141,11 @@ pub(super) fn mark_names_and_terms(
 ) {
     cands.retain(|k, _| {
         !(k.is_ascii()
-            && k.rsplit(' ')
+            && (k
+                .rsplit(' ')
                 .next()
-                .is_some_and(|w| ROLE_NOUNS.contains(&w)))
+                .is_some_and(|w| ROLE_NOUNS.contains(&w))
+                || amount_after_code(k)))
     });
     // (the acronyms [`fold_acronyms`] will fold into the name they abbreviate: a phrase of one
     // is not the name, "LTS release" beside "long-term support")

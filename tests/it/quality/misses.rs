@@ -1190,3 +1190,28 @@ fn a_questions_verb_after_do_is_in_no_phrase() {
         );
     }
 }
+
+/// An amount written with its currency's code ("EUR 35 million", "GBP 2.5 million") is no
+/// keyword, nor a phrase with the name before it ("Norbright Telecom EUR 35"), as one after its
+/// sign is none.
+#[test]
+fn an_amount_after_its_currency_code_is_no_keyword() {
+    for (title, description, name) in [
+        (
+            "Regulator fines Norbright Telecom EUR 35 million over emergency call outage",
+            "The outage cut off emergency calls in three regions for six hours in March.",
+            "Norbright Telecom",
+        ),
+        (
+            "Court orders Halden Water to pay GBP 2.5 million for sewage spills",
+            "The utility admitted 40 spills into the river over two years.",
+            "Halden Water",
+        ),
+    ] {
+        let kw = keywords_of("Business", "Wire Desk", title, description);
+        assert!(kw.iter().any(|k| k.contains(name)), "{name} not in {kw:?}");
+        for k in &kw {
+            assert!(!k.contains("EUR") && !k.contains("GBP"), "{k} in {kw:?}");
+        }
+    }
+}
