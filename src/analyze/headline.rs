@@ -93,6 +93,41 @@ pub(super) fn question_verb(title: &str) -> Option<&str> {
         .filter(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
 }
 
+/// Whether a title's lower-case phrase whose first word is in -ing reads as a noun phrase
+/// ("the easing cycle", "says easing cycle is over", "a streaming service"): after a determiner
+/// or a verb in -s the -ing word modifies the noun after it, where elsewhere it is a verb's
+/// ("citing burnout", "without breaking clients"). The rest as [`title_noun_phrase`]'s.
+pub(super) fn ing_noun_phrase(title: &str, phrase: &str) -> bool {
+    let mut words = phrase.split(' ');
+    let first = words.next().unwrap_or("");
+    let plain = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+    let rest: Vec<&str> = words.collect();
+    if !(first.ends_with("ing")
+        && first.len() >= 6
+        && plain(first)
+        && !rest.is_empty()
+        && rest.iter().all(|w| plain(w) && !NO_NOUN.contains(w)))
+    {
+        return false;
+    }
+    let Some(at) = title.find(phrase) else {
+        return false;
+    };
+    if at > 0 && title.as_bytes()[at - 1] != b' ' {
+        return false;
+    }
+    let prev = title[..at].trim_end().rsplit(' ').next().unwrap_or("");
+    let determiner = matches!(
+        prev,
+        "the" | "a" | "an" | "its" | "their" | "our" | "your" | "his" | "her" | "this" | "that"
+    );
+    let verb_s = prev.len() >= 4
+        && prev.ends_with('s')
+        && !prev.ends_with("ss")
+        && prev.bytes().all(|b| b.is_ascii_lowercase());
+    (determiner || verb_s) && !continues_in_title(title, phrase)
+}
+
 /// Whether the title goes on after `phrase` with a lower-case word that continues its noun
 /// phrase ("hours-long cloud" of "… hours-long cloud outage", "yen carry" of "the yen carry
 /// trade is back"): then the phrase is cut short, no noun phrase of its own. A stop word, a

@@ -214,8 +214,9 @@ impl Analyzer {
                     || c.count >= 2
                     || (c.in_title
                         && c.displays.keys().any(|d| {
-                            headline::title_noun_phrase(d)
-                                && !headline::continues_in_title(&item.title, d)
+                            (headline::title_noun_phrase(d)
+                                && !headline::continues_in_title(&item.title, d))
+                                || headline::ing_noun_phrase(&item.title, d)
                         }));
                 // (a noun chunk the text says once, "deposit rate", is what the item is about
                 // more often than a lone common word of it)

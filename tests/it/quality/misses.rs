@@ -1215,3 +1215,25 @@ fn an_amount_after_its_currency_code_is_no_keyword() {
         }
     }
 }
+
+/// A title's lower-case phrase whose first word is in -ing is a noun phrase after a determiner
+/// or a verb in -s ("says tightening cycle", "the streaming market"), though an -ing word
+/// elsewhere is a verb's (issue 25: "'-ing' first words are taken for verbs").
+#[test]
+fn an_ing_word_after_a_determiner_or_a_verb_starts_a_noun_phrase() {
+    for (title, description, phrase) in [
+        (
+            "Norland central bank holds rates, says tightening cycle is over",
+            "Governor Elin Vass said inflation had slowed enough to stop raising rates.",
+            "tightening cycle",
+        ),
+        (
+            "Why the streaming market is consolidating",
+            "Three mergers this year left four services with most subscribers.",
+            "streaming market",
+        ),
+    ] {
+        let kw = keywords_of("Markets", "Wire Desk", title, description);
+        assert!(kw.iter().any(|k| k == phrase), "{phrase} not in {kw:?}");
+    }
+}
