@@ -73,23 +73,23 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
 /// handle …", "Why did the index drop …"): the word after its subject, a pronoun or a
 /// determiner and one noun. A phrase holding it is no noun phrase ("team handle on-call").
 pub(super) fn question_verb(title: &str) -> Option<&str> {
-    let words: Vec<&str> = title
+    // (no allocation: it runs for every title, most of which ask nothing)
+    let mut words = title
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '\''))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let at = words
-        .iter()
-        .position(|w| matches!(w.to_ascii_lowercase().as_str(), "do" | "does" | "did"))?;
-    let lower = |i: usize| words.get(i).map(|w| w.to_ascii_lowercase());
-    let subject = lower(at + 1)?;
-    let verb = match subject.as_str() {
-        "i" | "you" | "we" | "they" | "he" | "she" | "it" => at + 2,
-        "the" | "a" | "an" | "your" | "our" | "my" | "their" | "his" | "her" | "its" => at + 3,
+        .filter(|w| !w.is_empty());
+    words.find(|w| {
+        ["do", "does", "did"]
+            .iter()
+            .any(|d| w.eq_ignore_ascii_case(d))
+    })?;
+    let subject = words.next()?.to_ascii_lowercase();
+    let skip = match subject.as_str() {
+        "i" | "you" | "we" | "they" | "he" | "she" | "it" => 0,
+        "the" | "a" | "an" | "your" | "our" | "my" | "their" | "his" | "her" | "its" => 1,
         _ => return None,
     };
     words
-        .get(verb)
-        .copied()
+        .nth(skip)
         .filter(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
 }
 
