@@ -139,18 +139,21 @@ pub(super) fn mark_names_and_terms(
     title_case: bool,
     title: &str,
 ) {
+    // (an English headline's rules, not a Japanese title's Latin words')
+    let english_title = !title.chars().any(crate::text::is_japanese);
     cands.retain(|k, _| {
         !(k.is_ascii()
             && (k
                 .rsplit(' ')
                 .next()
                 .is_some_and(|w| ROLE_NOUNS.contains(&w))
-                || amount_after_code(k)))
+                || (english_title && amount_after_code(k))))
     });
     // (the acronyms [`fold_acronyms`] will fold into the name they abbreviate: a phrase of one
     // is not the name, "LTS release" beside "long-term support")
     let folded: Vec<&str> = cands
         .iter()
+        .filter(|_| english_title)
         .filter(|(k, c)| !c.phrase && (2..=6).contains(&k.len()) && k.is_ascii())
         .filter_map(|(_, c)| {
             let d = *c.displays.keys().next()?;
@@ -187,7 +190,8 @@ pub(super) fn mark_names_and_terms(
             && !c.proper
             && c.in_title
             && (c.count >= 2
-                || (c.chunk
+                || (english_title
+                    && c.chunk
                     && c.displays.keys().any(|d| {
                         acronym_phrase(d)
                             && !verb_after_acronym(d, title)

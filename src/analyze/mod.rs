@@ -185,7 +185,10 @@ impl Analyzer {
         candidates::mark_names_and_terms(&mut cands, analysed.title_case, &item.title);
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);
-        let question_verb = headline::question_verb(&item.title);
+        // (the English title rules below read an English headline, not a Japanese title's
+        // Latin words)
+        let english_title = !item.title.chars().any(crate::text::is_japanese);
+        let question_verb = headline::question_verb(&item.title).filter(|_| english_title);
         let mut scored: Vec<ranker::Ranked> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
@@ -215,8 +218,8 @@ impl Analyzer {
                     || (c.in_title
                         && c.displays.keys().any(|d| {
                             (headline::title_noun_phrase(d)
-                                && !headline::continues_in_title(&item.title, d))
-                                || headline::ing_noun_phrase(&item.title, d)
+                                && !(english_title && headline::continues_in_title(&item.title, d)))
+                                || (english_title && headline::ing_noun_phrase(&item.title, d))
                         }));
                 // (a noun chunk the text says once, "deposit rate", is what the item is about
                 // more often than a lone common word of it)
