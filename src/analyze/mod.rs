@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 use compact_str::CompactString;
 use lindera::mode::Mode;
 use lindera::segmenter::Segmenter;
+use lindera_dictionary::dictionary::character_definition::CategoryId;
 use rustc_hash::{FxHashMap, FxHashSet};
 use unicode_normalization::UnicodeNormalization;
 
@@ -53,6 +54,9 @@ const STOP_EN: &str = include_str!("../../data/stopwords-en.txt");
 /// threads (the dictionary is embedded and loaded without copying).
 pub struct Analyzer {
     segmenter: Segmenter,
+    /// The dictionary's SPACE category, with its membership for U+0000..U+00FF: the white
+    /// space lindera drops from its tokens (see `Analyzer::segment`).
+    space: Option<(CategoryId, [bool; 256])>,
     stop_ja: FxHashSet<&'static str>,
     stop_en: FxHashSet<&'static str>,
     stemmer: rust_stemmers::Stemmer,
@@ -71,7 +75,19 @@ impl Analyzer {
         static ANALYZER: OnceLock<Analyzer> = OnceLock::new();
         ANALYZER.get_or_init(|| {
             let dictionary = ipadic::load().expect("the embedded IPADIC dictionary loads");
+            // (what `Segmenter::new` derives for its white-space filter)
+            let chars = &dictionary.character_definition;
+            let space = chars.category_id_by_name("SPACE").map(|id| {
+                let mut ascii = [false; 256];
+                for (c, is) in ascii.iter_mut().enumerate() {
+                    if let Some(c) = char::from_u32(c as u32) {
+                        *is = chars.lookup_categories(c).contains(&id);
+                    }
+                }
+                (id, ascii)
+            });
             Analyzer {
+                space,
                 segmenter: Segmenter::new(Mode::Normal, dictionary, None),
                 stop_ja: word_list(STOP_JA),
                 stop_en: word_list(STOP_EN),
@@ -125,9 +141,9 @@ impl Analyzer {
         self.keywords_of(&self.item_terms(item), item, df, n)
     }
 
-    /// An item's keyword candidates in the hand-set order (score, then first occurrence, then
-    /// key), each with what decided its score: what [`Analyzer::keywords_of`] re-ranks and
-    /// chooses from.
+    /// An item's keyword candidates in the hand-set order ([`hand_order`]), each with what
+    /// decided its score: what [`Analyzer::keywords_of`] re-ranks and chooses from. Only the
+    /// first [`ranker::RERANKED`] + 1 are in order; the rest follow them, in no order.
     fn ranked<'t>(
         &self,
         analysed: &'t ItemTerms,
@@ -264,14 +280,13 @@ impl Analyzer {
                 })
             })
             .collect();
-        // (no two keys are equal, so the order is total: an unstable sort gives the same)
-        scored.sort_unstable_by(|a, b| {
-            b.facts
-                .score
-                .total_cmp(&a.facts.score)
-                .then(a.facts.first.cmp(&b.facts.first))
-                .then(a.key.cmp(b.key))
-        });
+        // Only the first RERANKED are read in order (by the model, and the choice rarely goes
+        // past them): the rest are put in order by `keywords_of` when it needs them.
+        let head = ranker::RERANKED.min(scored.len());
+        if scored.len() > head {
+            scored.select_nth_unstable_by(head, hand_order);
+        }
+        scored[..head].sort_unstable_by(hand_order);
         scored
     }
 
@@ -310,11 +325,16 @@ impl Analyzer {
             ranker::rerank(&mut scored, &analysed.prepared[0]);
         }
         let mut chosen: Vec<(&str, &str)> = Vec::new();
-        for r in &scored {
-            let (key, display) = (r.key, r.display);
+        for i in 0..scored.len() {
             if chosen.len() >= n {
                 break;
             }
+            // (`ranked` left those after the first RERANKED + 1 out of order)
+            if i == ranker::RERANKED + 1 {
+                scored[i..].sort_unstable_by(hand_order);
+            }
+            let r = &scored[i];
+            let (key, display) = (r.key, r.display);
             // A third keyword far weaker than the first is a guess: better none.
             if chosen.len() >= 2 && r.facts.score < top * rank::THIRD_KEYWORD_SHARE {
                 continue;
@@ -379,6 +399,35 @@ impl Analyzer {
         }
         crate::text::truncate_chars(&item.title, budget)
     }
+}
+
+/// The first byte offset of `needle` in `haystack`, as `str::find` gives it, for the short
+/// texts and needles the analyser searches once each: `str::find` and `memmem::find` build a
+/// searcher per call, which costs more than a scan for the needle's first byte.
+fn find_short(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else {
+        return Some(0);
+    };
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &h[from..]) {
+        let at = from + i;
+        if h[at..].starts_with(n) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The hand-set order of keyword candidates: score, then first occurrence, then key. (No two
+/// keys are equal, so the order is total: an unstable sort gives the same.)
+fn hand_order(a: &ranker::Ranked, b: &ranker::Ranked) -> std::cmp::Ordering {
+    b.facts
+        .score
+        .total_cmp(&a.facts.score)
+        .then(a.facts.first.cmp(&b.facts.first))
+        .then(a.key.cmp(b.key))
 }
 
 /// Term keys excluded from a feed's keywords (its category and site name).
@@ -477,6 +526,22 @@ fn annotation(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_short_finds_what_str_find_does() {
+        for (h, n) in [
+            ("日本銀行と日本", "日本"),
+            ("日本銀行と日本", "銀行と"),
+            ("abcabd", "abd"),
+            ("abc", ""),
+            ("", "a"),
+            ("ab", "abc"),
+            ("https://x http", "http"),
+            ("日本", "本"),
+        ] {
+            assert_eq!(find_short(h, n), h.find(n), "{h} {n}");
+        }
+    }
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {

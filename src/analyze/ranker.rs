@@ -73,7 +73,7 @@ pub(super) fn features_of(ranked: &[Ranked], title: &str) -> Vec<[f64; FEATURES]
     let top = ranked.first().map_or(0.0, |r| r.facts.score);
     let max_idf = ranked.iter().map(|r| r.facts.idf).fold(0.0_f64, f64::max);
     let in_title = ranked.iter().filter(|r| r.facts.in_title).count();
-    let lower_title = title.to_lowercase();
+    let lower_title = lower(title);
     let title_chars = lower_title.chars().count().max(1);
     ranked[..n]
         .iter()
@@ -84,8 +84,8 @@ pub(super) fn features_of(ranked: &[Ranked], title: &str) -> Vec<[f64; FEATURES]
             let title_n = f.tf - f.count as f64;
             let text_n = 2.0 * f.count as f64 - f.tf;
             let chars = r.display.chars().count();
-            let display = r.display.to_lowercase();
-            let (at, before, after) = match lower_title.find(&display) {
+            let display = lower(r.display);
+            let (at, before, after) = match super::find_short(&lower_title, &display) {
                 Some(i) => {
                     let end = i + display.len();
                     (
@@ -138,6 +138,20 @@ pub(super) fn features_of(ranked: &[Ranked], title: &str) -> Vec<[f64; FEATURES]
             ]
         })
         .collect()
+}
+
+/// `s` in lower case, borrowed when no character of it has case (ASCII without capitals,
+/// kana, kanji and CJK punctuation: most Japanese titles and candidates).
+fn lower(s: &str) -> std::borrow::Cow<'_, str> {
+    let caseless = |c: char| {
+        (c.is_ascii() && !c.is_ascii_uppercase())
+            || matches!(c, '\u{3000}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}')
+    };
+    if s.chars().all(caseless) {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(s.to_lowercase())
+    }
 }
 
 /// What stands next to a candidate in the title: nothing (its start or end), a particle (each

@@ -25,10 +25,15 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
         .map(|s| {
             debug_assert!(s.content.is_sorted());
             let mut v: Vec<(u64, f64)> = Vec::with_capacity(s.content.len());
+            // (a repeated key's idf is added once per occurrence, as before, but looked up once)
+            let mut idf = 0.0;
             for &k in &s.content {
                 match v.last_mut() {
-                    Some((last, w)) if *last == k => *w += df.idf_of(k),
-                    _ => v.push((k, df.idf_of(k))),
+                    Some((last, w)) if *last == k => *w += idf,
+                    _ => {
+                        idf = df.idf_of(k);
+                        v.push((k, idf));
+                    }
                 }
             }
             v

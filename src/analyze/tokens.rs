@@ -4,6 +4,8 @@
 //! a keyword candidate is [`super::terms`]'s.
 
 use super::*;
+use lindera::mode::Mode;
+use lindera_dictionary::viterbi::{Lattice, LatticeOptions, WordId};
 
 /// How a token takes part in words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +45,8 @@ pub(super) struct Tok<'a> {
 /// full-width), URLs removed, white space folded.
 pub fn prepare(text: &str) -> Cow<'_, str> {
     let mut s = nfkc(text);
-    if s.contains("http") {
+    // (every sentence is prepared: see find_short)
+    if find_short(&s, "http").is_some() {
         let mut out = String::with_capacity(s.len());
         for (i, word) in s.split(' ').enumerate() {
             if i > 0 {
@@ -114,34 +117,32 @@ impl Analyzer {
     /// their parts: 日本銀行 → 日本 + 銀行), which search uses so a part finds the whole.
     pub(super) fn tokens_in<'a>(&self, text: &'a str, decompose: bool) -> Vec<Tok<'a>> {
         thread_local! {
-            static WORKER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
-                const { std::cell::RefCell::new(None) };
-            static DECOMPOSER: std::cell::RefCell<Option<lindera::worker::SegmentWorker>> =
-                const { std::cell::RefCell::new(None) };
+            static NORMAL: std::cell::RefCell<Segmenting> = std::cell::RefCell::default();
+            static DECOMPOSE: std::cell::RefCell<Segmenting> = std::cell::RefCell::default();
         }
-        let slot = if decompose { &DECOMPOSER } else { &WORKER };
-        slot.with(|w| {
-            let mut w = w.borrow_mut();
-            let worker = w.get_or_insert_with(|| {
-                let mut worker = self.segmenter.new_worker();
-                if decompose {
-                    worker.set_mode(lindera::mode::Mode::Decompose(
-                        lindera::mode::Penalty::default(),
-                    ));
-                }
-                worker
-            });
-            let Ok(tokens) = worker.segment(text) else {
-                return Vec::new();
+        let slot = if decompose { &DECOMPOSE } else { &NORMAL };
+        slot.with(|seg| {
+            let seg = &mut *seg.borrow_mut();
+            let mode = if decompose {
+                Mode::Decompose(lindera::mode::Penalty::default())
+            } else {
+                Mode::Normal
             };
+            self.segment(text, &mode, seg);
             // (every token's part of speech first, in a loop of its own: the per-word table is
             // large, and independent look-ups overlap their cache misses)
-            let parts: Vec<_> = tokens.iter().map(|t| self.pos_kind(t)).collect();
-            let mut out = Vec::with_capacity(tokens.len() * 2);
+            seg.parts.clear();
+            seg.parts.extend(
+                seg.words
+                    .iter()
+                    .map(|&(start, end, word)| self.pos_kind(word, &text[start..end])),
+            );
+            let tokens = seg.words.iter().zip(&seg.parts);
+            let mut out = Vec::with_capacity(seg.words.len() * 2);
             let mut end = 0;
-            for (t, (pos_kind, sahen, stop, proper)) in tokens.into_iter().zip(parts) {
+            for (&(start, token_end, _), &(pos_kind, sahen, stop, proper)) in tokens {
                 // lindera drops white space: a gap between tokens is a word boundary.
-                if t.byte_start > end {
+                if start > end {
                     out.push(Tok {
                         surface: " ",
                         start: end,
@@ -151,8 +152,7 @@ impl Analyzer {
                         proper: false,
                     });
                 }
-                let start = t.byte_start;
-                end = t.byte_end;
+                end = token_end;
                 let surface = &text[start..end];
                 let kind = classify_with(surface, pos_kind);
                 // Hyphenated Latin words stay one word: zero-day, right-to-repair. So, for
@@ -196,17 +196,70 @@ impl Analyzer {
         })
     }
 
+    /// lindera's best path over `text` in `mode`, into `seg.words`: what
+    /// `Segmenter::segment_with_buffers` gives (the text cut after each line break, tab, 。 and
+    /// 、 and each stretch segmented on its own; tokens of white space dropped), without a
+    /// `Token` built for each word, on a lattice kept per thread.
+    fn segment(&self, text: &str, mode: &Mode, seg: &mut Segmenting) {
+        let d = &self.segmenter.dictionary;
+        // (lindera's defaults, as `Segmenter::new` sets them for IPADIC: unbounded grouping of
+        // unknown words, the length ladder on, no left-space penalty)
+        let options = LatticeOptions::new(mode);
+        seg.words.clear();
+        let mut start = 0;
+        while start < text.len() {
+            let end = stretch_end(text, start);
+            let stretch = &text[start..end];
+            seg.lattice.set_text_with_options(
+                &d.prefix_dictionary,
+                &None,
+                &d.character_definition,
+                &d.unknown_dictionary,
+                &d.connection_cost_matrix,
+                stretch,
+                &options,
+            );
+            seg.lattice.tokens_offset_into(&mut seg.offsets);
+            for (i, &(from, word)) in seg.offsets.iter().enumerate() {
+                let to = seg.offsets.get(i + 1).map_or(stretch.len(), |next| next.0);
+                if !self.is_space(&stretch[from..to]) {
+                    seg.words.push((start + from, start + to, word));
+                }
+            }
+            start = end;
+        }
+    }
+
+    /// Whether lindera drops a token as white space: all its characters are of the
+    /// dictionary's SPACE category.
+    fn is_space(&self, surface: &str) -> bool {
+        let Some((space, ascii)) = &self.space else {
+            return false;
+        };
+        surface.chars().all(|c| {
+            if (c as u32) < 256 {
+                ascii[c as usize]
+            } else {
+                self.segmenter
+                    .dictionary
+                    .character_definition
+                    .lookup_categories(c)
+                    .contains(space)
+            }
+        })
+    }
+
     /// The part-of-speech kind of a token, whether it is サ変接続, whether it is a stop word and
     /// whether it is a 固有名詞, cached per word id: a system word's surface is fixed, and an
     /// unknown word's part of speech is its unknown-dictionary entry's (only its stop-list test
     /// is per surface). The parts of speech are read from the dictionary's bytes, not through
     /// `Token::details`, which allocates the token's whole field list.
-    pub(super) fn pos_kind(&self, t: &lindera::token::Token) -> (Kind, bool, bool, bool) {
+    pub(super) fn pos_kind(&self, word: WordId, surface: &str) -> (Kind, bool, bool, bool) {
         use std::sync::atomic::{AtomicU8, Ordering};
         static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
         static UNKNOWN: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
         let dictionary = &self.segmenter.dictionary;
-        let id = t.word_id.id() as usize;
+        let id = word.id() as usize;
         let pos_of = |mut details: lindera_dictionary::dictionary::DetailFields| {
             let pos = details.next().unwrap_or("");
             let sub1 = details.next().unwrap_or("");
@@ -222,7 +275,7 @@ impl Analyzer {
             (kind, sub1 == "サ変接続", sub1 == "固有名詞")
         };
         // (the list holds no ASCII word: a Latin word, most unknown words, is not looked up)
-        let stop = || !t.surface.is_ascii() && self.stop_ja.contains(t.surface.as_ref());
+        let stop = || !surface.is_ascii() && self.stop_ja.contains(surface);
         // Bits: kind index + 1 (low 3), 0x08 固有名詞, 0x40 stop word, 0x80 サ変接続; 0 means
         // not seen yet.
         let encode = |kind: Kind, sahen: bool, stop: bool, proper: bool| {
@@ -239,7 +292,7 @@ impl Analyzer {
                 v & 0x08 != 0,
             )
         };
-        let unknown = t.word_id.is_unknown();
+        let unknown = word.is_unknown();
         let details = || {
             if unknown {
                 dictionary.unknown_word_details_iter(id)
@@ -253,7 +306,7 @@ impl Analyzer {
                     .map(|_| AtomicU8::new(0))
                     .collect()
             })
-        } else if t.word_id.is_system() {
+        } else if word.is_system() {
             CACHE.get_or_init(|| {
                 (0..dictionary.prefix_dictionary.word_count())
                     .map(|_| AtomicU8::new(0))
@@ -360,7 +413,7 @@ impl Analyzer {
         }
         // (the title, then the sentences, as item_terms prepared them)
         for line in &analysed.prepared {
-            let Some(at) = line.find(keyword) else {
+            let Some(at) = find_short(line, keyword) else {
                 continue;
             };
             // (ten characters either side hold the context lindera's choice depends on)
@@ -370,7 +423,26 @@ impl Analyzer {
                 .char_indices()
                 .nth(10)
                 .map_or(line.len(), |(i, _)| end + i);
-            return phrase_in(&self.search_words(&line[from..to]), &query);
+            let window = &line[from..to];
+            // lindera cuts its input after each 、, 。, tab and line break and segments each
+            // stretch on its own, so the stretch that holds the keyword has the same tokens
+            // alone as in the window: a match there is a match in the window. (Only when it
+            // misses, a match across stretches is looked for in the whole window.)
+            let (a, b) = (at - from, end - from);
+            if !keyword.contains(is_lindera_cut) {
+                let start = window[..a].rfind(is_lindera_cut).map_or(0, |i| {
+                    i + window[i..].chars().next().map_or(1, char::len_utf8)
+                });
+                let stop = window[b..].find(is_lindera_cut).map_or(window.len(), |i| {
+                    b + i + window[b + i..].chars().next().map_or(1, char::len_utf8)
+                });
+                if (start, stop) != (0, window.len())
+                    && phrase_in(&self.search_words(&window[start..stop]), &query)
+                {
+                    return true;
+                }
+            }
+            return phrase_in(&self.search_words(window), &query);
         }
         true
     }
@@ -427,6 +499,49 @@ impl Analyzer {
         }
         out
     }
+}
+
+/// Whether lindera ends a stretch of its input after `c` (it segments each stretch on its own).
+fn is_lindera_cut(c: char) -> bool {
+    matches!(c, '\n' | '\t' | '。' | '、')
+}
+
+/// Where lindera's stretch starting at byte `start` ends (`find_sentence_end` in its
+/// segmenter): after the first line break, tab, 。 or 、, or at the first character boundary
+/// [`MAX_STRETCH_BYTES`] on, or at the text's end.
+fn stretch_end(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut limit = (start + MAX_STRETCH_BYTES).min(bytes.len());
+    while !text.is_char_boundary(limit) {
+        limit += 1;
+    }
+    let mut from = start;
+    // (。 is E3 80 82 and 、 E3 80 81: their middle byte is rare in Japanese text, unlike the
+    // lead byte every kana shares)
+    while let Some(i) = memchr::memchr3(b'\n', b'\t', 0x80, &bytes[from..limit]) {
+        let at = from + i;
+        if bytes[at] != 0x80 {
+            return at + 1;
+        }
+        if at > start && bytes[at - 1] == 0xe3 && matches!(bytes.get(at + 1), Some(0x81 | 0x82)) {
+            return at + 2;
+        }
+        from = at + 1;
+    }
+    limit
+}
+
+/// lindera's cap on a stretch without a cut (its segmenter's `MAX_SENTENCE_BYTES`).
+const MAX_STRETCH_BYTES: usize = 32 * 1024;
+
+/// A thread's lindera lattice and buffers for one mode (see [`Analyzer::segment`]).
+#[derive(Default)]
+pub(super) struct Segmenting {
+    lattice: Lattice,
+    offsets: Vec<(usize, WordId)>,
+    /// Each word's byte range in the text and its id.
+    words: Vec<(usize, usize, WordId)>,
+    parts: Vec<(Kind, bool, bool, bool)>,
 }
 
 /// Whether the tokens at `at` are a possessive's apostrophe and "s" (Intel's, Bank’s).
@@ -570,6 +685,45 @@ mod tests {
         let a = Analyzer::get();
         assert!(!a.stop_ja.is_empty());
         assert!(a.stop_ja.iter().all(|w| !w.is_ascii()));
+    }
+
+    /// `Analyzer::segment` gives lindera's own tokens (`SegmentWorker::segment`), in both
+    /// modes: cuts, white space, unknown words, a stretch longer than lindera's cap.
+    #[test]
+    fn segmenting_on_the_lattice_agrees_with_lindera() {
+        let a = Analyzer::get();
+        // (`segment` sets no left-space penalty: the dictionary ships none)
+        assert!(a.segmenter.dictionary.metadata.space_penalty.is_none());
+        let long = "日本銀行は気候変動対応オペを実施した".repeat(2000);
+        let texts = [
+            "日本銀行、気候変動対応オペを実施。\n2兆円　規模\tの AWS re:Invent 2025",
+            "  leading and trailing spaces  ",
+            "ｱｲｳ ﾊﾝｶｸ ① ㈱ x\u{3000}y 、、。。\n\n\t",
+            "オーバーツーリズム対策の実証実験を開始、東京リージョンで生成AIサービス",
+            "",
+            &long,
+        ];
+        for decompose in [false, true] {
+            let mode = if decompose {
+                Mode::Decompose(lindera::mode::Penalty::default())
+            } else {
+                Mode::Normal
+            };
+            let mut worker = a.segmenter.new_worker();
+            worker.set_mode(mode.clone());
+            let mut seg = Segmenting::default();
+            for text in texts {
+                let want: Vec<(usize, usize, WordId)> = worker
+                    .segment(text)
+                    .unwrap()
+                    .iter()
+                    .map(|t| (t.byte_start, t.byte_end, t.word_id))
+                    .collect();
+                a.segment(text, &mode, &mut seg);
+                let head: String = text.chars().take(20).collect();
+                assert_eq!(seg.words, want, "{decompose} {head}");
+            }
+        }
     }
 
     #[test]
