@@ -94,6 +94,37 @@ impl Cand<'_> {
 /// description, not a keyword; the words before it say what it is about.
 const ROLE_NOUNS: &[&str] = &["startup", "maker", "firm", "giant", "compani"];
 
+/// Currency codes written before an amount ("EUR 410 million", "GBP 4.5 million"), lower case
+/// as keys are: the ISO 4217 codes of the most traded currencies.
+const CURRENCY_CODES: &[&str] = &[
+    "usd", "eur", "gbp", "jpy", "chf", "cny", "aud", "cad", "hkd", "sgd", "inr", "krw", "sek",
+    "nok", "dkk", "brl", "mxn", "zar", "nzd", "pln",
+];
+
+/// Whether a key holds a currency code before a number, or ends in one: an amount ("pay EUR
+/// 410", "Chatterbox GBP 4.5"), no name with its version, as an amount after its sign is none.
+fn amount_after_code(key: &str) -> bool {
+    // (the code alone, or ending a phrase, is the amount's too: "EUR", "Chatterbox GBP")
+    if key
+        .rsplit(' ')
+        .next()
+        .is_some_and(|w| CURRENCY_CODES.contains(&w))
+    {
+        return true;
+    }
+    let mut words = key.split(' ').peekable();
+    while let Some(w) = words.next() {
+        if CURRENCY_CODES.contains(&w)
+            && words
+                .peek()
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// What the whole item says about its candidates, before fragments are dropped:
 /// - an English word written only with a capital, at least twice, is a name, though each time
 ///   it starts a sentence ("Cloudflare open sources …" and "Cloudflare has released …"; a
@@ -101,14 +132,43 @@ const ROLE_NOUNS: &[&str] = &["startup", "maker", "firm", "giant", "compani"];
 /// - a lower-case phrase that other items of the archive also hold is a term, not two
 ///   neighbours ("memory safety", "hedge funds"), so it may be shown though the item says it
 ///   once (it does not make its words fragments);
-/// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate.
-pub(super) fn mark_names_and_terms(cands: &mut FxHashMap<&str, Cand>, title_case: bool) {
+/// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate, nor is a phrase
+///   with an amount after a currency code ("EUR 410").
+pub(super) fn mark_names_and_terms(
+    cands: &mut FxHashMap<&str, Cand>,
+    title_case: bool,
+    title: &str,
+) {
+    // (an English headline's rules, not a Japanese title's Latin words')
+    let english_title = !title.chars().any(crate::text::is_japanese);
     cands.retain(|k, _| {
         !(k.is_ascii()
-            && k.rsplit(' ')
+            && (k
+                .rsplit(' ')
                 .next()
-                .is_some_and(|w| ROLE_NOUNS.contains(&w)))
+                .is_some_and(|w| ROLE_NOUNS.contains(&w))
+                || (english_title && amount_after_code(k))))
     });
+    // (the acronyms [`fold_acronyms`] will fold into the name they abbreviate: a phrase of one
+    // is not the name, "LTS release" beside "long-term support")
+    let folded: Vec<&str> = cands
+        .iter()
+        .filter(|_| english_title)
+        .filter(|(k, c)| !c.phrase && (2..=6).contains(&k.len()) && k.is_ascii())
+        .filter_map(|(_, c)| {
+            let d = *c.displays.keys().next()?;
+            (c.displays.len() == 1 && d.len() >= 2 && d.bytes().all(|b| b.is_ascii_uppercase()))
+                .then_some(d)
+        })
+        .filter(|letters| {
+            cands.iter().any(|(k, c)| {
+                c.phrase
+                    && (c.proper || letters.len() >= 3)
+                    && k.is_ascii()
+                    && c.displays.keys().any(|d| abbreviates(letters, d))
+            })
+        })
+        .collect();
     for (k, c) in cands.iter_mut() {
         if !k.is_ascii() {
             continue;
@@ -129,7 +189,14 @@ pub(super) fn mark_names_and_terms(cands: &mut FxHashMap<&str, Cand>, title_case
         if c.phrase
             && !c.proper
             && c.in_title
-            && c.count >= 2
+            && (c.count >= 2
+                || (english_title
+                    && c.chunk
+                    && c.displays.keys().any(|d| {
+                        acronym_phrase(d)
+                            && !verb_after_acronym(d, title)
+                            && !folded.iter().any(|a| d.split(' ').next() == Some(*a))
+                    })))
             && c.displays.keys().any(|d| acronym_phrase(d))
         {
             c.proper = true;
@@ -392,4 +459,19 @@ fn acronym_phrase(d: &str) -> bool {
         && first.bytes().all(|b| b.is_ascii_alphanumeric())
         && first.starts_with(|c: char| c.is_ascii_uppercase())
         && super::headline::title_noun_phrase(d)
+}
+
+/// Whether an acronym phrase's last word, in -s, is the title's verb: the title goes on after
+/// it ("SNB signals no return …", "TSA screens 3.1 million"), where a plural noun after an
+/// acronym ends its clause ("… not LSM trees", "… lack of EUV tools").
+fn verb_after_acronym(d: &str, title: &str) -> bool {
+    let last = d.rsplit(' ').next().unwrap_or(d);
+    if !last.ends_with('s') || last.ends_with("ss") {
+        return false;
+    }
+    title.match_indices(d).any(|(at, _)| {
+        let rest = &title[at + d.len()..];
+        rest.strip_prefix(' ')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphanumeric()))
+    })
 }

@@ -44,6 +44,17 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
     if !rest.iter().all(|w| plain(w)) {
         return false;
     }
+    // (an irregular verb, an adverb or a number word is no noun's: "minutes show split",
+    // "Signals come", "keep on-call"; nor a comparative a first word: "better notebook",
+    // "faster compilation"; an adjective only a first: "small teams", not "retire old")
+    if rest
+        .iter()
+        .any(|w| NO_NOUN.contains(w) || PLAIN_ADJECTIVES.contains(w))
+        || COMPARATIVES.contains(&first.to_ascii_lowercase().as_str())
+        || NO_NOUN.contains(&first)
+    {
+        return false;
+    }
     if plain(first) {
         // (a hyphenated first word is an adjective: free-threaded, hours-long)
         return first.contains('-')
@@ -56,6 +67,96 @@ pub(super) fn title_noun_phrase(phrase: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         && !last.is_empty()
         && !(last.ends_with("ed") || last.ends_with("ing") || last.ends_with("ly"))
+}
+
+/// The verb of a title's question with "do" ("How do you handle …", "How does your team
+/// handle …", "Why did the index drop …"): the word after its subject, a pronoun or a
+/// determiner and one noun. A phrase holding it is no noun phrase ("team handle on-call").
+pub(super) fn question_verb(title: &str) -> Option<&str> {
+    // (no allocation: it runs for every title, most of which ask nothing)
+    let mut words = title
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '\''))
+        .filter(|w| !w.is_empty());
+    words.find(|w| {
+        ["do", "does", "did"]
+            .iter()
+            .any(|d| w.eq_ignore_ascii_case(d))
+    })?;
+    let subject = words.next()?.to_ascii_lowercase();
+    let skip = match subject.as_str() {
+        "i" | "you" | "we" | "they" | "he" | "she" | "it" => 0,
+        "the" | "a" | "an" | "your" | "our" | "my" | "their" | "his" | "her" | "its" => 1,
+        _ => return None,
+    };
+    words
+        .nth(skip)
+        .filter(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
+}
+
+/// Whether a title's lower-case phrase whose first word is in -ing reads as a noun phrase
+/// ("the easing cycle", "says easing cycle is over", "a streaming service"): after a determiner
+/// or a verb in -s the -ing word modifies the noun after it, where elsewhere it is a verb's
+/// ("citing burnout", "without breaking clients"). The rest as [`title_noun_phrase`]'s.
+pub(super) fn ing_noun_phrase(title: &str, phrase: &str) -> bool {
+    let mut words = phrase.split(' ');
+    let first = words.next().unwrap_or("");
+    let plain = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+    let rest: Vec<&str> = words.collect();
+    if !(first.ends_with("ing")
+        && first.len() >= 6
+        && plain(first)
+        && !rest.is_empty()
+        && rest.iter().all(|w| plain(w) && !NO_NOUN.contains(w)))
+    {
+        return false;
+    }
+    let Some(at) = title.find(phrase) else {
+        return false;
+    };
+    if at > 0 && title.as_bytes()[at - 1] != b' ' {
+        return false;
+    }
+    let prev = title[..at].trim_end().rsplit(' ').next().unwrap_or("");
+    let determiner = matches!(
+        prev,
+        "the" | "a" | "an" | "its" | "their" | "our" | "your" | "his" | "her" | "this" | "that"
+    );
+    let verb_s = prev.len() >= 4
+        && prev.ends_with('s')
+        && !prev.ends_with("ss")
+        && prev.bytes().all(|b| b.is_ascii_lowercase());
+    (determiner || verb_s) && !continues_in_title(title, phrase)
+}
+
+/// Whether the title goes on after `phrase` with a lower-case word that continues its noun
+/// phrase ("hours-long cloud" of "… hours-long cloud outage", "yen carry" of "the yen carry
+/// trade is back"): then the phrase is cut short, no noun phrase of its own. A stop word, a
+/// comparative, an -ed or -ly word, a capitalised word, a number or punctuation ends one (as
+/// for a noun chunk of the text), and so does a word that may be the headline's verb: one in
+/// -s ("bank lending turns up"), a verb's base form after a plural ("Small caps lead") or an
+/// irregular form ("written in Zig").
+pub(super) fn continues_in_title(title: &str, phrase: &str) -> bool {
+    let Some(at) = title.find(phrase) else {
+        return false;
+    };
+    let Some(rest) = title[at + phrase.len()..].strip_prefix(' ') else {
+        return false;
+    };
+    let next = rest
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .next()
+        .unwrap_or("");
+    next.len() >= 2
+        && next
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'-' || b.is_ascii_digit())
+        && next.starts_with(|c: char| c.is_ascii_lowercase())
+        && !super::Analyzer::get().is_stop_en(next)
+        && !COMPARATIVES.contains(&next)
+        && !NO_NOUN.contains(&next)
+        && !PLURAL_SUBJECT_VERBS.contains(&next)
+        && (next.contains('-')
+            || !(next.ends_with("ed") || next.ends_with("ly") || next.ends_with('s')))
 }
 
 /// Whether a phrase the text says once reads as a noun phrase a reader would tag ("deposit
@@ -84,7 +185,9 @@ pub(super) fn text_noun_phrase(phrase: &str) -> bool {
             && !COMPARATIVES.contains(&first));
     first_ok
         && rest.iter().all(|w| plain(w) && modifier(w))
-        && !words.iter().any(|w| NO_NOUN.contains(w))
+        && !words
+            .iter()
+            .any(|w| NO_NOUN.contains(w) || PLAIN_ADJECTIVES.contains(w))
 }
 
 /// Closed classes of English that are no part of a noun phrase a reader tags: irregular verb
@@ -227,6 +330,12 @@ const NO_NOUN: &[&str] = &[
     "tenth",
     "last",
     "next",
+];
+
+/// Adjectives of size, age or number that are no part of a noun phrase the text says once
+/// ("many users", "new version"), though a title's noun phrase may start with one ("small
+/// teams").
+const PLAIN_ADJECTIVES: &[&str] = &[
     "many",
     "much",
     "several",

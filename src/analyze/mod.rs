@@ -198,9 +198,13 @@ impl Analyzer {
             c.global = df.count(c.hash);
         }
         candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
-        candidates::mark_names_and_terms(&mut cands, analysed.title_case);
+        candidates::mark_names_and_terms(&mut cands, analysed.title_case, &item.title);
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);
+        // (the English title rules below read an English headline, not a Japanese title's
+        // Latin words)
+        let english_title = !item.title.chars().any(crate::text::is_japanese);
+        let question_verb = headline::question_verb(&item.title).filter(|_| english_title);
         let mut scored: Vec<ranker::Ranked> = cands
             .into_iter()
             // A two-word phrase must recur to be a phrase rather than two neighbours, unless it
@@ -215,11 +219,24 @@ impl Analyzer {
                 if c.phrase && verb {
                     return None;
                 }
+                // (nor a question's: "How does your team handle on-call …")
+                if c.phrase
+                    && c.in_title
+                    && question_verb
+                        .is_some_and(|v| c.displays.keys().any(|d| d.split(' ').any(|w| w == v)))
+                {
+                    return None;
+                }
                 let recurs = !c.phrase
                     || c.proper
                     || c.shared
                     || c.count >= 2
-                    || (c.in_title && c.displays.keys().any(|d| headline::title_noun_phrase(d)));
+                    || (c.in_title
+                        && c.displays.keys().any(|d| {
+                            (headline::title_noun_phrase(d)
+                                && !(english_title && headline::continues_in_title(&item.title, d)))
+                                || (english_title && headline::ing_noun_phrase(&item.title, d))
+                        }));
                 // (a noun chunk the text says once, "deposit rate", is what the item is about
                 // more often than a lone common word of it)
                 let once_chunk =

@@ -1122,3 +1122,153 @@ fn a_name_in_brackets_in_a_japanese_title_is_one_keyword() {
     );
     assert!(!has(&kw, "物価の上振れに注意"), "{kw:?}");
 }
+
+/// An acronym before a lower-case noun of the title is one thing with it, though the item says
+/// it once ("DNS misconfiguration", "ORM layer": issue 25's class "an acronym is kept while its
+/// phrase is dropped"); not when the noun is the headline's verb ("BOJ signals patience"), the
+/// title going on after it.
+#[test]
+fn an_acronym_before_a_title_noun_is_shown_with_it() {
+    let items = [
+        (
+            "Drovik Labs traces weekend outage to a DNS misconfiguration",
+            "A bad record pushed on Saturday took the company's login pages offline for three hours.",
+            "DNS misconfiguration",
+        ),
+        (
+            "Why we replaced our ORM layer with plain SQL",
+            "Hand-written queries cut our p95 latency in half and made the slow paths visible.",
+            "ORM layer",
+        ),
+    ];
+    for (title, description, phrase) in items {
+        let kw = keywords_of("Tech", "Ops Weekly", title, description);
+        assert!(kw.iter().any(|k| k == phrase), "{phrase} not in {kw:?}");
+    }
+    let kw = keywords_of(
+        "Markets",
+        "Ops Weekly",
+        "Yen firms as BOJ signals patience on rate hikes",
+        "Governor Kazuo Ueda said the bank would wait for wage data before moving.",
+    );
+    assert!(!kw.iter().any(|k| k.contains("signals")), "{kw:?}");
+}
+
+/// A title's phrase with an irregular verb or a verb's base form in it is no noun phrase
+/// ("papers show gap", "keep on-call"), though each word is lower-case and none ends in -s, -ed
+/// or -ing.
+#[test]
+fn a_title_phrase_with_an_irregular_verb_is_no_noun_phrase() {
+    for (title, description, verb) in [
+        (
+            "Board papers show gap in hospital funding",
+            "The trust's papers show a gap of 40 million pounds.",
+            "show",
+        ),
+        (
+            "How we keep on-call sane for a three-person team",
+            "Rotations, a quiet pager and a rule that alerts must be actionable.",
+            "keep",
+        ),
+    ] {
+        let kw = keywords_of("Tech", "Ops Weekly", title, description);
+        assert!(
+            !kw.iter().any(|k| k.split(' ').any(|w| w == verb)),
+            "{verb} in {kw:?} — {title}"
+        );
+    }
+}
+
+/// A title's lower-case noun phrase is shown whole, not cut after its second word where the
+/// title goes on with a noun ("dollar funding" of "the dollar funding squeeze", "undersea
+/// power" of "undersea power cable": issue 25's class of lower-case title noun phrases).
+#[test]
+fn a_title_noun_phrase_is_not_cut_short() {
+    for (title, description, whole) in [
+        (
+            "Why the dollar funding squeeze is back",
+            "Cross-currency basis swaps widened again this week as banks hoarded dollars.",
+            "dollar funding squeeze",
+        ),
+        (
+            "Storm knocks out the island's undersea power cable",
+            "Repairs could take weeks, the grid operator said.",
+            "undersea power cable",
+        ),
+    ] {
+        let kw = keywords_of("World", "Wire Desk", title, description);
+        assert!(kw.iter().any(|k| k == whole), "{whole} not in {kw:?}");
+    }
+}
+
+/// A question's verb after "do" and its subject ("How does your team handle …", "how do you
+/// track …") is in no phrase, though it is lower-case and has no verb's ending.
+#[test]
+fn a_questions_verb_after_do_is_in_no_phrase() {
+    for (title, description, verb) in [
+        (
+            "Ask HN: How does your team handle flaky integration tests?",
+            "We quarantine them for a week, then someone has to fix or delete them.",
+            "handle",
+        ),
+        (
+            "Ask: how do you track cloud spend per team?",
+            "Tags, budgets and a monthly report are what we have tried so far.",
+            "track",
+        ),
+    ] {
+        let kw = keywords_of("Tech", "Ops Weekly", title, description);
+        assert!(
+            !kw.iter()
+                .any(|k| k.contains(' ') && k.split(' ').any(|w| w == verb)),
+            "{verb} in {kw:?} — {title}"
+        );
+    }
+}
+
+/// An amount written with its currency's code ("EUR 35 million", "GBP 2.5 million") is no
+/// keyword, nor a phrase with the name before it ("Norbright Telecom EUR 35"), as one after its
+/// sign is none.
+#[test]
+fn an_amount_after_its_currency_code_is_no_keyword() {
+    for (title, description, name) in [
+        (
+            "Regulator fines Norbright Telecom EUR 35 million over emergency call outage",
+            "The outage cut off emergency calls in three regions for six hours in March.",
+            "Norbright Telecom",
+        ),
+        (
+            "Court orders Halden Water to pay GBP 2.5 million for sewage spills",
+            "The utility admitted 40 spills into the river over two years.",
+            "Halden Water",
+        ),
+    ] {
+        let kw = keywords_of("Business", "Wire Desk", title, description);
+        assert!(kw.iter().any(|k| k.contains(name)), "{name} not in {kw:?}");
+        for k in &kw {
+            assert!(!k.contains("EUR") && !k.contains("GBP"), "{k} in {kw:?}");
+        }
+    }
+}
+
+/// A title's lower-case phrase whose first word is in -ing is a noun phrase after a determiner
+/// or a verb in -s ("says tightening cycle", "the streaming market"), though an -ing word
+/// elsewhere is a verb's (issue 25: "'-ing' first words are taken for verbs").
+#[test]
+fn an_ing_word_after_a_determiner_or_a_verb_starts_a_noun_phrase() {
+    for (title, description, phrase) in [
+        (
+            "Norland central bank holds rates, says tightening cycle is over",
+            "Governor Elin Vass said inflation had slowed enough to stop raising rates.",
+            "tightening cycle",
+        ),
+        (
+            "Why the streaming market is consolidating",
+            "Three mergers this year left four services with most subscribers.",
+            "streaming market",
+        ),
+    ] {
+        let kw = keywords_of("Markets", "Wire Desk", title, description);
+        assert!(kw.iter().any(|k| k == phrase), "{phrase} not in {kw:?}");
+    }
+}
