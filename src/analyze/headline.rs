@@ -134,7 +134,10 @@ pub(super) fn ing_noun_phrase(title: &str, phrase: &str) -> bool {
 /// comparative, an -ed or -ly word, a capitalised word, a number or punctuation ends one (as
 /// for a noun chunk of the text), and so does a word that may be the headline's verb: one in
 /// -s ("bank lending turns up"), a verb's base form after a plural ("Small caps lead") or an
-/// irregular form ("written in Zig").
+/// irregular form ("written in Zig"). Nor does a phrase ending in a plural go on into a word the
+/// title goes on after (the word after a plural subject is its verb: "as car factories sit
+/// idle"; "sticky services inflation" ends its title), nor into a word before an article (a
+/// verb with its object: "a cable rival strike a deal").
 pub(super) fn continues_in_title(title: &str, phrase: &str) -> bool {
     let Some(at) = title.find(phrase) else {
         return false;
@@ -142,11 +145,22 @@ pub(super) fn continues_in_title(title: &str, phrase: &str) -> bool {
     let Some(rest) = title[at + phrase.len()..].strip_prefix(' ') else {
         return false;
     };
-    let next = rest
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .next()
-        .unwrap_or("");
-    next.len() >= 2
+    let mut words = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'));
+    let next = words.next().unwrap_or("");
+    // A word before an article is the headline's verb ("a cable rival strike a deal").
+    let before_article =
+        rest[next.len()..].starts_with(' ') && matches!(words.next(), Some("a" | "an" | "the"));
+    let last = phrase.rsplit(' ').next().unwrap_or("");
+    // (unless that word ends the title: "warns on sticky services inflation")
+    let plural_head = last.len() >= 4
+        && last.ends_with('s')
+        && !last.ends_with("ss")
+        && rest[next.len()..]
+            .trim_start()
+            .contains(|c: char| c.is_ascii_alphanumeric());
+    !before_article
+        && !plural_head
+        && next.len() >= 2
         && next
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b == b'-' || b.is_ascii_digit())

@@ -1272,3 +1272,28 @@ fn an_ing_word_after_a_determiner_or_a_verb_starts_a_noun_phrase() {
         assert!(kw.iter().any(|k| k == phrase), "{phrase} not in {kw:?}");
     }
 }
+
+/// A title's lower-case phrase does not run on into the headline's verb: the word after a
+/// plural subject ("as cargo orders pile up") or before an article ("a regional rival sign a
+/// pact") is that verb, not the phrase's next noun (the tenth round's cut-short rule took
+/// "cable rival strike" and dropped "car factories" for "car factories sit").
+#[test]
+fn a_title_phrase_does_not_run_on_into_the_headlines_verb() {
+    for (title, description, verb) in [
+        (
+            "Shipyards rush to hire welders as cargo orders pile up",
+            "Yards in three countries are offering signing bonuses to fill night shifts.",
+            "pile",
+        ),
+        (
+            "Telenord and a regional rival sign a roaming pact for rural towns",
+            "Customers of either network will be able to use the other's masts from March.",
+            "sign",
+        ),
+    ] {
+        let kw = keywords_of("Business", "Wire Desk", title, description);
+        for k in &kw {
+            assert!(!k.split(' ').any(|w| w == verb), "{k} in {kw:?}");
+        }
+    }
+}
