@@ -322,14 +322,16 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 
 /// The held-out part's floors. Part 9 read once before the tenth round's changes (main's
 /// analyser, version 11), aggregates only: precision@3 0.740 (Japanese 0.771, English 0.714),
-/// recall@3 0.560 (Japanese 0.581, English 0.541). (Part 8, the held-out part of the ninth
-/// round, read 0.766 / 0.565 before it and 0.764 / 0.567 at its end.) Issue 25's goal is
-/// precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the
-/// goal, met; the recall floor just under what was reached (the goal is not met: raise it to
-/// 0.60 once it is).
+/// recall@3 0.560 (Japanese 0.581, English 0.541); and once at the round's end (version 12:
+/// English title phrases, 「」 names in Japanese titles): precision@3 0.748 (Japanese 0.788,
+/// English 0.714), recall@3 0.570 (Japanese 0.603, English 0.541). (Part 8, the held-out part
+/// of the ninth round, read 0.766 / 0.565 before it and 0.764 / 0.567 at its end.) Issue 25's
+/// goal is precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are
+/// the goal, met; the recall floor just under what was reached (the goal is not met: raise it
+/// to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.55;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
