@@ -126,35 +126,41 @@ pub fn lexrank(analysed: &[Sentence], df: &DocFreq, budget: usize, max_sentences
 fn stationary(edges: &[Vec<(usize, f64)>], damping: f64, restart: &[f64]) -> Vec<f64> {
     let n = edges.len();
     let uniform = 1.0 / n as f64;
-    // a[j][i] = -d·P[i][j], plus the identity; the last column is the right-hand side.
-    let mut a = vec![vec![0.0f64; n + 1]; n];
-    for (j, row) in a.iter_mut().enumerate() {
+    // a[j][i] = -d·P[i][j], plus the identity; the last column is the right-hand side. (One
+    // flat matrix, row by row: no allocation per row or per pivot.)
+    let w = n + 1;
+    let mut a = vec![0.0f64; n * w];
+    for (j, row) in a.chunks_exact_mut(w).enumerate() {
         row[j] = 1.0;
         row[n] = (1.0 - damping) * restart[j];
     }
     for (i, row) in edges.iter().enumerate() {
         if row.is_empty() {
-            for aj in a.iter_mut() {
+            for aj in a.chunks_exact_mut(w) {
                 aj[i] -= damping * uniform;
             }
         } else {
-            for &(j, w) in row {
-                a[j][i] -= damping * w;
+            for &(j, weight) in row {
+                a[j * w + i] -= damping * weight;
             }
         }
     }
     for col in 0..n {
         let pivot = (col..n)
-            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+            .max_by(|&x, &y| a[x * w + col].abs().total_cmp(&a[y * w + col].abs()))
             .expect("non-empty range");
-        a.swap(col, pivot);
-        let p = a[col][col];
-        for x in &mut a[col][col..] {
+        if pivot != col {
+            let (upper, lower) = a.split_at_mut(pivot * w);
+            upper[col * w..(col + 1) * w].swap_with_slice(&mut lower[..w]);
+        }
+        let (before, rest) = a.split_at_mut(col * w);
+        let (pivot_row, after) = rest.split_at_mut(w);
+        let p = pivot_row[col];
+        for x in &mut pivot_row[col..] {
             *x /= p;
         }
-        let pivot_row = a[col].clone();
-        for (r, row) in a.iter_mut().enumerate() {
-            if r != col && row[col] != 0.0 {
+        for row in before.chunks_exact_mut(w).chain(after.chunks_exact_mut(w)) {
+            if row[col] != 0.0 {
                 let f = row[col];
                 for (x, &y) in row[col..].iter_mut().zip(&pivot_row[col..]) {
                     *x -= f * y;
@@ -162,7 +168,7 @@ fn stationary(edges: &[Vec<(usize, f64)>], damping: f64, restart: &[f64]) -> Vec
             }
         }
     }
-    a.into_iter().map(|row| row[n]).collect()
+    a.chunks_exact(w).map(|row| row[n]).collect()
 }
 
 /// Joins sentences: Japanese ones directly, others with a space.
