@@ -134,13 +134,15 @@ fn amount_after_code(key: &str) -> bool {
 ///   once (it does not make its words fragments);
 /// - a role noun ([`ROLE_NOUNS`]), or a phrase ending in one, is no candidate, nor is a phrase
 ///   with an amount after a currency code ("EUR 410").
+///
+/// `english_title`: the item's title is English (the rules for acronyms and amounts read an
+/// English headline, not a Japanese title's Latin words).
 pub(super) fn mark_names_and_terms(
     cands: &mut FxHashMap<&str, Cand>,
     title_case: bool,
     title: &str,
+    english_title: bool,
 ) {
-    // (an English headline's rules, not a Japanese title's Latin words')
-    let english_title = !title.chars().any(crate::text::is_japanese);
     cands.retain(|k, _| {
         !(k.is_ascii()
             && (k

@@ -121,10 +121,7 @@ pub(super) fn ing_noun_phrase(title: &str, phrase: &str) -> bool {
         prev,
         "the" | "a" | "an" | "its" | "their" | "our" | "your" | "his" | "her" | "this" | "that"
     );
-    let verb_s = prev.len() >= 4
-        && prev.ends_with('s')
-        && !prev.ends_with("ss")
-        && prev.bytes().all(|b| b.is_ascii_lowercase());
+    let verb_s = s_form(prev) && prev.bytes().all(|b| b.is_ascii_lowercase());
     (determiner || verb_s) && !continues_in_title(title, phrase)
 }
 
@@ -152,9 +149,7 @@ pub(super) fn continues_in_title(title: &str, phrase: &str) -> bool {
         rest[next.len()..].starts_with(' ') && matches!(words.next(), Some("a" | "an" | "the"));
     let last = phrase.rsplit(' ').next().unwrap_or("");
     // (unless that word ends the title: "warns on sticky services inflation")
-    let plural_head = last.len() >= 4
-        && last.ends_with('s')
-        && !last.ends_with("ss")
+    let plural_head = s_form(last)
         && rest[next.len()..]
             .trim_start()
             .contains(|c: char| c.is_ascii_alphanumeric());
@@ -171,6 +166,12 @@ pub(super) fn continues_in_title(title: &str, phrase: &str) -> bool {
         && !PLURAL_SUBJECT_VERBS.contains(&next)
         && (next.contains('-')
             || !(next.ends_with("ed") || next.ends_with("ly") || next.ends_with('s')))
+}
+
+/// Whether an English word of four letters or more ends in a single s: a plural noun or a
+/// verb's -s form ("signals", "turns"; not "press", nor "its").
+fn s_form(word: &str) -> bool {
+    word.len() >= 4 && word.ends_with('s') && !word.ends_with("ss")
 }
 
 /// Whether a phrase the text says once reads as a noun phrase a reader would tag ("deposit
@@ -486,9 +487,7 @@ impl Headline {
             } else if capital || capitals == 0 {
                 return h;
             } else if !NAME_CONNECTORS.contains(&word.as_str()) || nouns > 0 {
-                let verb = word.len() >= 4
-                    && word.ends_with('s')
-                    && !word.ends_with("ss")
+                let verb = s_form(&word)
                     && word.bytes().all(|b| b.is_ascii_lowercase())
                     && end + 1 < toks.len()
                     && (toks[end].kind == Kind::Space || toks[end].surface == ",");

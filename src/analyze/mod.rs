@@ -198,12 +198,17 @@ impl Analyzer {
             c.global = df.count(c.hash);
         }
         candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
-        candidates::mark_names_and_terms(&mut cands, analysed.title_case, &item.title);
+        // (the English title rules read an English headline, not a Japanese title's Latin
+        // words)
+        let english_title = !item.title.chars().any(crate::text::is_japanese);
+        candidates::mark_names_and_terms(
+            &mut cands,
+            analysed.title_case,
+            &item.title,
+            english_title,
+        );
         candidates::drop_fragments(&mut cands, df);
         candidates::fold_acronyms(&mut cands);
-        // (the English title rules below read an English headline, not a Japanese title's
-        // Latin words)
-        let english_title = !item.title.chars().any(crate::text::is_japanese);
         let question_verb = headline::question_verb(&item.title).filter(|_| english_title);
         let mut scored: Vec<ranker::Ranked> = cands
             .into_iter()
