@@ -26,12 +26,15 @@
 //!   - `tests/quality/keywords-heldout8.toml` (130 items, 70 English), labelled blind before the
 //!     ninth round and held out through it (looked at four times, aggregates only), a tuning
 //!     part from the tenth round on;
-//! - `tests/quality/keywords-heldout9.toml`, the **held-out part** (130 items, 70 English from
-//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the tenth round's changes by
-//!   four labellers who had not run matome on it, never opened while tuning and never used to
-//!   train the keyword ranker: only its aggregate figures are printed (precision@3 and
-//!   recall@3, overall and per language), never an item, a title or a miss, and the floors of
-//!   the goal are set on it.
+//!   - `tests/quality/keywords-heldout9.toml` (130 items, 70 English), labelled blind before the
+//!     tenth round and held out through it (looked at twice, aggregates only), a tuning part
+//!     from the eleventh round on;
+//! - `tests/quality/keywords-heldout10.toml`, the **held-out part** (130 items, 70 English from
+//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the eleventh round's changes
+//!   by four labellers who had not run matome on it, never opened while tuning and never used to
+//!   train the keyword ranker: only its aggregate figures are printed (precision@3 and recall@3,
+//!   overall and per language), never an item, a title or a miss, and the floors of the goal are
+//!   set on it.
 //!
 //! The tuning parts are also what the keyword ranker (`src/analyze/ranker.rs`) is trained on:
 //! `keyword_ranker_features_of_the_tuning_parts` writes their features for
@@ -90,12 +93,14 @@ enum Part {
     Tuning8,
     /// The eighth held-out part, a tuning part from issue 25's tenth round on.
     Tuning9,
+    /// The ninth held-out part, a tuning part from issue 25's eleventh round on.
+    Tuning10,
     /// The held-out part (only its aggregates are ever printed).
-    HeldOut9,
+    HeldOut10,
 }
 
 /// The tuning parts, in the order they were labelled.
-const TUNING_PARTS: [Part; 9] = [
+const TUNING_PARTS: [Part; 10] = [
     Part::Tuning,
     Part::Tuning2,
     Part::Tuning3,
@@ -105,6 +110,7 @@ const TUNING_PARTS: [Part; 9] = [
     Part::Tuning7,
     Part::Tuning8,
     Part::Tuning9,
+    Part::Tuning10,
 ];
 
 impl Part {
@@ -143,9 +149,13 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout8.toml"
             ),
-            Part::HeldOut9 => concat!(
+            Part::Tuning10 => concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout9.toml"
+            ),
+            Part::HeldOut10 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout10.toml"
             ),
         }
     }
@@ -161,7 +171,8 @@ impl Part {
             Part::Tuning7 => "tuning part 7 (held out in round 7)",
             Part::Tuning8 => "tuning part 8 (held out in round 8)",
             Part::Tuning9 => "tuning part 9 (held out in round 9)",
-            Part::HeldOut9 => "held-out part 9",
+            Part::Tuning10 => "tuning part 10 (held out in round 10)",
+            Part::HeldOut10 => "held-out part 10",
         }
     }
 
@@ -320,15 +331,13 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors. Part 9 read once before the tenth round's changes (main's
-/// analyser, version 11), aggregates only: precision@3 0.740 (Japanese 0.771, English 0.714),
-/// recall@3 0.560 (Japanese 0.581, English 0.541); and once at the round's end (version 12:
-/// English title phrases, 「」 names in Japanese titles): precision@3 0.748 (Japanese 0.788,
-/// English 0.714), recall@3 0.570 (Japanese 0.603, English 0.541). (Part 8, the held-out part
-/// of the ninth round, read 0.766 / 0.565 before it and 0.764 / 0.567 at its end.) Issue 25's
-/// goal is precision@3 ≥ 0.68, each language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are
-/// the goal, met; the recall floor just under what was reached (the goal is not met: raise it
-/// to 0.60 once it is).
+/// The held-out part's floors. Part 10 read once before the eleventh round's changes (main's
+/// analyser, version 12), aggregates only: precision@3 0.715 (Japanese 0.772, English 0.667),
+/// recall@3 0.567 (Japanese 0.588, English 0.550). (Part 9, the held-out part of the tenth
+/// round, read 0.740 / 0.560 before it and 0.748 / 0.570 at its end; part 8, of the ninth,
+/// 0.766 / 0.565 and 0.764 / 0.567.) Issue 25's goal is precision@3 ≥ 0.68, each language ≥
+/// 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall floor just under
+/// what was reached (the goal is not met: raise it to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
 const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
@@ -398,6 +407,10 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
 /// parts 0.879, recall@3 0.720 (in-sample for parts 1–8; leave-one-part-out 0.868, 0.696), part
 /// 9's Japanese 0.834, recall@3 0.663; with both rounds' rules the nine parts together 0.816
 /// (Japanese 0.879, English 0.761), recall@3 0.644.
+///
+/// At the eleventh round's start (version 12), part 10 (held out in round 10): 0.748 (Japanese
+/// 0.788, English 0.714), recall@3 0.570; its floors set under these. The ten parts together
+/// 0.810 (Japanese 0.871, English 0.757), recall@3 0.637.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.81, 0.77, 0.71),
@@ -409,7 +422,8 @@ fn floors(part: Part) -> (f64, f64, f64) {
         Part::Tuning7 => (0.80, 0.71, 0.57),
         Part::Tuning8 => (0.82, 0.78, 0.58),
         Part::Tuning9 => (0.76, 0.70, 0.57),
-        Part::HeldOut9 => (
+        Part::Tuning10 => (0.73, 0.69, 0.55),
+        Part::HeldOut10 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
             HELD_OUT_RECALL_FLOOR,
@@ -506,7 +520,12 @@ fn keyword_precision_and_recall_at_3_on_tuning_part_9() {
     tuning_part(Part::Tuning9);
 }
 
-/// The nine tuning parts together (1,345 items; each part ranked against its own frequencies).
+#[test]
+fn keyword_precision_and_recall_at_3_on_tuning_part_10() {
+    tuning_part(Part::Tuning10);
+}
+
+/// The ten tuning parts together (1,475 items; each part ranked against its own frequencies).
 #[test]
 fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
     let mut total: Vec<(&'static str, Score)> = ["all", "Japanese", "English"]
@@ -541,10 +560,10 @@ fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
 /// The held-out part: only its aggregate figures are printed, and the floors hold.
 #[test]
 fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
-    let (held_out, none) = evaluate(Part::HeldOut9);
+    let (held_out, none) = evaluate(Part::HeldOut10);
     assert!(none.is_empty());
-    print_scores(Part::HeldOut9, &held_out);
-    let failed = below_floors(Part::HeldOut9, &held_out);
+    print_scores(Part::HeldOut10, &held_out);
+    let failed = below_floors(Part::HeldOut10, &held_out);
     assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
 }
 
@@ -611,7 +630,7 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut9]) {
+    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut10]) {
         let items: Vec<Item> = part.gold().iter().map(to_item).collect();
         let refs: Vec<&Item> = items.iter().collect();
         let df = DocFreq::from_items(&refs);
