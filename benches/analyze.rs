@@ -55,6 +55,10 @@ use lindera::segmenter::Segmenter;
 use matome::analyze::{Analyzer, DocFreq, prepare, sentences};
 use matome::content::Item;
 
+// The allocator the `matome` binary uses (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The same IPADIC matome embeds (build.rs exports LINDERA_WORKDIR to every target of the
 /// package), loaded here again so lindera can be timed on its own, below matome's analyser.
 mod ipadic {
