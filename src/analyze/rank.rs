@@ -17,7 +17,9 @@ use super::{Kind, Tok};
 
 /// Words that end a compound as an action, a state or a label rather than a subject: trimmed
 /// when what comes before stands alone (米利上げ開始秒読み → 米利上げ, デジタル人民元発行 →
-/// デジタル人民元, 円高ドル安反応 → 円高ドル安, 厚生労働省まとめ → 厚生労働省).
+/// デジタル人民元, 円高ドル安反応 → 円高ドル安, 厚生労働省まとめ → 厚生労働省), and the states and
+/// findings a headline reports of its subject (円安一服 → 円安, ホテル好調 → ホテル, 金融庁集計 →
+/// 金融庁, サポート終了後 → サポート終了).
 const ACTION_TAILS: &[&str] = &[
     "開始",
     "発行",
@@ -74,6 +76,13 @@ const ACTION_TAILS: &[&str] = &[
     "稼働",
     "時",
     "中",
+    "後",
+    "好調",
+    "一服",
+    "進行",
+    "違反",
+    "集計",
+    "局面",
 ];
 
 /// A word list as a set, built once: the lists are looked up once per English word or Japanese
@@ -90,14 +99,16 @@ static UNIT_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
 static DEMONYM_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
 static PERSON_TITLE_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
 
-/// Counters and period words that follow a number (4〜6月期, 3カ月): not words on their own.
+/// Counters and period words that follow a number (4〜6月期, 3カ月, 5機種): not words on their
+/// own.
 const COUNTERS: &[&str] = &[
     "月", "年", "日", "期", "月期", "時", "分", "回", "件", "人", "円", "倍", "割", "週", "カ月",
-    "ヵ月", "か月", "年度", "半期", "社", "台", "歳",
+    "ヵ月", "か月", "年度", "半期", "社", "台", "歳", "種類", "機種",
 ];
 
-/// Suffix-like words that join two subjects (生成AI向け計算基盤): the compound is split there.
-const SPLITTERS: &[&str] = &["向け", "向き"];
+/// Suffix-like words that join two subjects (生成AI向け計算基盤, Rust製CLIツール: a tool made in
+/// Rust): the compound is split there.
+const SPLITTERS: &[&str] = &["向け", "向き", "製"];
 
 /// Ends of organisation names (金融庁, 日立製作所, 中国人民銀行): such a compound is a name.
 const ORG_TAILS: &[&str] = &[
@@ -343,8 +354,9 @@ fn units(run: &[Tok]) -> usize {
 }
 
 /// Where a Japanese compound's subject starts and ends, as a range of `run`: leading suffixes
-/// and numbers (with the counters after them) dropped, then trailing prefixes and numbers, then
-/// trailing actions and labels ([`ACTION_TAILS`]) while the rest stands alone as a word
+/// and numbers (with the counters after them) dropped, a prefecture before its municipality
+/// (北海道千歳市 → 千歳市), then trailing prefixes and numbers, an amount or a count
+/// (アミノ酸20種類 → アミノ酸), a person's title, then trailing actions and labels ([`ACTION_TAILS`]) while the rest stands alone as a word
 /// (気候変動対応 → 気候変動). Other サ変 nouns stay: IPADIC tags 装置, 会合 and 攻撃 サ変 too, and
 /// 半導体製造装置, 金融政策決定会合 and サプライチェーン攻撃 are names (trimming every trailing サ変
 /// noun after two words measured worse on the quality set: P@3 0.701 against 0.705).
@@ -389,13 +401,30 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
             _ => break,
         }
     }
+    // A municipality after its prefecture (北海道千歳市, 岡山県倉敷市): the municipality names the
+    // place, as a reader writes it.
+    let prefecture = match run.get(s) {
+        Some(t) if t.proper && t.surface == "北海道" => 1,
+        Some(t) if t.proper && run.get(s + 1).is_some_and(|u| prefecture_suffix(u)) => 2,
+        _ => 0,
+    };
+    if prefecture > 0
+        && s + prefecture + 2 <= e
+        && run[s + prefecture].proper
+        && run[s + prefecture + 1].kind == Kind::Suffix
+        && matches!(run[s + prefecture + 1].surface, "市" | "町" | "村" | "区")
+    {
+        s += prefecture;
+    }
     while e > s && matches!(run[e - 1].kind, Kind::Prefix | Kind::Number) {
         e -= 1;
     }
-    // An amount at the end (PBR1倍割れ, 営業利益2割増): a number and only suffixes after it.
+    // An amount at the end (PBR1倍割れ, 営業利益2割増): a number and only suffixes after it, or
+    // its counter (アミノ酸20種類, スマートウォッチ5機種).
     if let Some(n) = run[s..e].iter().rposition(|t| t.kind == Kind::Number)
         && n > 0
-        && run[s + n + 1..e].iter().all(|t| t.kind == Kind::Suffix)
+        && (run[s + n + 1..e].iter().all(|t| t.kind == Kind::Suffix)
+            || (s + n + 2 == e && COUNTERS.contains(&run[e - 1].surface)))
     {
         e = s + n;
         while e > s && matches!(run[e - 1].kind, Kind::Prefix | Kind::Number) {
@@ -407,8 +436,9 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     }
     // A person's title after a full name (ジョー・バイデン前大統領, 植田和男総裁, 大谷翔平選手): the
     // name is the person's. (After a surname alone, 植田総裁, the title names the person.)
+    // (a name IPADIC holds whole, ジョー・バイデン, has its dot inside the token)
     let full_name = |head: &[Tok]| {
-        head.iter().any(|t| matches!(t.surface, "・" | "･"))
+        head.iter().any(|t| t.surface.contains(['・', '･']))
             || head.iter().filter(|t| t.proper).count() >= 2
     };
     while e > s + 1 && full_name(&run[s..e - 1]) && JA_PERSON_TITLES.contains(&run[e - 1].surface) {
@@ -420,8 +450,11 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     while e > s + 1 {
         let last = &run[e - 1];
         let head = &run[s..e - 1];
+        // (a noun of one character and its suffix is a word too: 円 + 高 of 円高一服)
+        let noun_and_suffix =
+            matches!(head, [n, x] if n.kind == Kind::Noun && x.kind == Kind::Suffix);
         let trim = word_set(&ACTION_TAIL_SET, ACTION_TAILS).contains(last.surface)
-            && units(head) >= 1
+            && (units(head) >= 1 || noun_and_suffix)
             && head
                 .iter()
                 .map(|t| t.surface.chars().count())
@@ -436,6 +469,11 @@ pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
         }
     }
     (s, e)
+}
+
+/// Whether a token is a prefecture's suffix (岡山 + 県, 東京 + 都, 大阪 + 府).
+fn prefecture_suffix(t: &Tok) -> bool {
+    t.kind == Kind::Suffix && matches!(t.surface, "県" | "都" | "府")
 }
 
 /// Whether the token at `at` is a middle dot (or a hyphen) inside one name, so the compound goes

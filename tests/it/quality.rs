@@ -411,18 +411,22 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
 /// At the eleventh round's start (version 12), part 10 (held out in round 10): 0.748 (Japanese
 /// 0.788, English 0.714), recall@3 0.570; its floors set under these. The ten parts together
 /// 0.810 (Japanese 0.871, English 0.757), recall@3 0.637.
+///
+/// At the eleventh round (version 13: Japanese compound rules; the ranker not retrained), the
+/// floors raised under these: part 2 recall@3 0.684, part 4 0.665, part 5 0.824 and 0.645, part
+/// 9 0.774, part 10 0.751 and 0.576; Japanese over the ten parts 0.876, recall@3 0.716.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.81, 0.77, 0.71),
-        Part::Tuning2 => (0.82, 0.76, 0.67),
+        Part::Tuning2 => (0.82, 0.76, 0.68),
         Part::Tuning3 => (0.84, 0.80, 0.67),
-        Part::Tuning4 => (0.82, 0.76, 0.65),
-        Part::Tuning5 => (0.81, 0.76, 0.63),
+        Part::Tuning4 => (0.82, 0.76, 0.66),
+        Part::Tuning5 => (0.82, 0.76, 0.64),
         Part::Tuning6 => (0.80, 0.75, 0.61),
         Part::Tuning7 => (0.80, 0.71, 0.57),
         Part::Tuning8 => (0.82, 0.78, 0.58),
-        Part::Tuning9 => (0.76, 0.70, 0.57),
-        Part::Tuning10 => (0.73, 0.69, 0.55),
+        Part::Tuning9 => (0.77, 0.70, 0.57),
+        Part::Tuning10 => (0.75, 0.69, 0.57),
         Part::HeldOut10 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,

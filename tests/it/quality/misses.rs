@@ -1297,3 +1297,106 @@ fn a_title_phrase_does_not_run_on_into_the_headlines_verb() {
         }
     }
 }
+
+/// A person's title after a full name IPADIC holds as one word, its middle dot inside
+/// (エマニュエル・マクロン大統領): the name is the keyword, as after a name of two words
+/// (ジョン・スミス社長); the title is no part of it.
+#[test]
+fn a_title_after_a_full_name_held_as_one_word_is_not_part_of_the_keyword() {
+    let kw = keywords_of(
+        "国際",
+        "海外ニュース",
+        "エマニュエル・マクロン大統領、来月に訪日へ　原子力協力を協議",
+        "フランスのエマニュエル・マクロン大統領が来月、日本を訪れる。首脳会談では原子力協力や半導体の供給網を話し合う見通し。",
+    );
+    assert!(has(&kw, "エマニュエル・マクロン"), "{kw:?}");
+    assert!(!has(&kw, "エマニュエル・マクロン大統領"), "{kw:?}");
+}
+
+/// A number and its counter ending a compound (ワイヤレスイヤホン4機種, 乳酸菌12種類) say how
+/// many, not what: the keyword is the noun before them, as for an amount (営業利益2割増).
+#[test]
+fn a_count_after_a_japanese_noun_is_not_part_of_the_keyword() {
+    for (title, description, noun, counted) in [
+        (
+            "【比較】ワイヤレスイヤホン4機種、通話品質を比べた",
+            "1万円前後のワイヤレスイヤホンを4機種用意し、騒がしい駅のホームで通話品質を比べた。",
+            "ワイヤレスイヤホン",
+            "ワイヤレスイヤホン4機種",
+        ),
+        (
+            "乳酸菌12種類を配合したヨーグルト、来月発売",
+            "乳業大手は乳酸菌を12種類配合したヨーグルトを来月から全国で発売する。腸内環境の改善をうたう。",
+            "乳酸菌",
+            "乳酸菌12種類",
+        ),
+    ] {
+        let kw = keywords_of("経済", "商品ニュース", title, description);
+        assert!(has(&kw, noun), "{noun} not in {kw:?}");
+        assert!(!has(&kw, counted), "{kw:?}");
+    }
+}
+
+/// 製 after a language or a maker joins two things (Zig製ビルドツール: the build tool, made in
+/// Zig): each is a keyword of its own, as either side of 向け.
+#[test]
+fn made_in_between_two_japanese_nouns_splits_them() {
+    let kw = keywords_of(
+        "テクノロジー",
+        "開発者ブログ",
+        "Zig製ビルドツール入門 第2回：依存関係をキャッシュする",
+        "Zigで書かれたビルドツールを使い、依存関係のキャッシュを設定する。ビルドツールの設定ファイルはZigで書く。",
+    );
+    assert!(has(&kw, "ビルドツール"), "{kw:?}");
+    assert!(!kw.iter().any(|k| k.contains('製')), "{kw:?}");
+}
+
+/// A municipality after its prefecture (静岡県浜松市, 北海道帯広市) is tagged as the
+/// municipality: the prefecture is no part of the keyword.
+#[test]
+fn a_municipality_after_its_prefecture_is_the_keyword() {
+    for (title, description, city) in [
+        (
+            "楽器大手、静岡県浜松市に新工場　2028年稼働",
+            "楽器大手は静岡県浜松市に電子ピアノの新工場を建てる。投資額は約200億円で、2028年の稼働を目指す。",
+            "浜松市",
+        ),
+        (
+            "北海道帯広市で乳製品の新工場が完成",
+            "乳業メーカーは北海道帯広市に乳製品の新工場を完成させた。チーズの生産能力は2倍になる。",
+            "帯広市",
+        ),
+    ] {
+        let kw = keywords_of("経済", "地域経済", title, description);
+        assert!(has(&kw, city), "{city} not in {kw:?}");
+        assert!(
+            !kw.iter().any(|k| k.len() > city.len() && k.ends_with(city)),
+            "{kw:?}"
+        );
+    }
+}
+
+/// A state or a finding that ends a compound (円高一服, 物価高進行, 独占禁止法違反, 協会集計,
+/// サービス終了後) is what happens to the subject: the keyword is the subject, as for the other
+/// trailing actions (米利上げ開始 → 米利上げ).
+#[test]
+fn a_trailing_state_after_a_japanese_subject_is_not_part_of_the_keyword() {
+    for (title, description, subject, whole) in [
+        (
+            "週間展望：円高一服で輸出株に買い戻し",
+            "円高が一服し、自動車や電機などの輸出株に買い戻しが入った。円高の行方が焦点になる。",
+            "円高",
+            "円高一服",
+        ),
+        (
+            "公正取引委員会、独占禁止法違反の疑いで通販大手を立ち入り検査",
+            "公正取引委員会は、出品者に不当な条件を求めた独占禁止法違反の疑いで通販大手に立ち入り検査した。",
+            "独占禁止法",
+            "独占禁止法違反",
+        ),
+    ] {
+        let kw = keywords_of("経済", "経済ニュース", title, description);
+        assert!(has(&kw, subject), "{subject} not in {kw:?}");
+        assert!(!has(&kw, whole), "{kw:?}");
+    }
+}
