@@ -333,11 +333,12 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
 
 /// The held-out part's floors. Part 10 read once before the eleventh round's changes (main's
 /// analyser, version 12), aggregates only: precision@3 0.715 (Japanese 0.772, English 0.667),
-/// recall@3 0.567 (Japanese 0.588, English 0.550). (Part 9, the held-out part of the tenth
-/// round, read 0.740 / 0.560 before it and 0.748 / 0.570 at its end; part 8, of the ninth,
-/// 0.766 / 0.565 and 0.764 / 0.567.) Issue 25's goal is precision@3 ≥ 0.68, each language ≥
-/// 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall floor just under
-/// what was reached (the goal is not met: raise it to 0.60 once it is).
+/// recall@3 0.567 (Japanese 0.588, English 0.550); and once at the round's end (version 13:
+/// Japanese compound rules), the same figures, every count unchanged. (Part 9, the held-out
+/// part of the tenth round, read 0.740 / 0.560 before it and 0.748 / 0.570 at its end; part 8,
+/// of the ninth, 0.766 / 0.565 and 0.764 / 0.567.) Issue 25's goal is precision@3 ≥ 0.68, each
+/// language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall floor
+/// just under what was reached (the goal is not met: raise it to 0.60 once it is).
 const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
 const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
 const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
