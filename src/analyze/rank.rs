@@ -357,9 +357,10 @@ fn units(run: &[Tok]) -> usize {
 /// and numbers (with the counters after them) dropped, a prefecture before its municipality
 /// (北海道千歳市 → 千歳市), then trailing prefixes and numbers, an amount or a count
 /// (アミノ酸20種類 → アミノ酸), a person's title, then trailing actions and labels
-/// ([`ACTION_TAILS`]) while the rest stands alone as a word (気候変動対応 → 気候変動). Other サ変 nouns stay: IPADIC tags 装置, 会合 and 攻撃 サ変 too, and
-/// 半導体製造装置, 金融政策決定会合 and サプライチェーン攻撃 are names (trimming every trailing サ変
-/// noun after two words measured worse on the quality set: P@3 0.701 against 0.705).
+/// ([`ACTION_TAILS`]) while the rest stands alone as a word (気候変動対応 → 気候変動). Other サ変
+/// nouns stay: IPADIC tags 装置, 会合 and 攻撃 サ変 too, and 半導体製造装置, 金融政策決定会合 and
+/// サプライチェーン攻撃 are names (trimming every trailing サ変 noun after two words measured worse
+/// on the quality set: P@3 0.701 against 0.705).
 pub(super) fn compound_bounds(run: &[Tok]) -> (usize, usize) {
     let mut s = 0;
     let mut e = run.len();
