@@ -29,8 +29,11 @@
 //!   - `tests/quality/keywords-heldout9.toml` (130 items, 70 English), labelled blind before the
 //!     tenth round and held out through it (looked at twice, aggregates only), a tuning part
 //!     from the eleventh round on;
-//! - `tests/quality/keywords-heldout10.toml`, the **held-out part** (130 items, 70 English from
-//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the eleventh round's changes
+//!   - `tests/quality/keywords-heldout10.toml` (130 items, 70 English), labelled blind before
+//!     the eleventh round and held out through it (looked at twice, aggregates only), a tuning
+//!     part from the twelfth round on;
+//! - `tests/quality/keywords-heldout11.toml`, the **held-out part** (130 items, 70 English from
+//!   14 outlets, 60 Japanese from 12 sites), labelled blind before the twelfth round's changes
 //!   by four labellers who had not run matome on it, never opened while tuning and never used to
 //!   train the keyword ranker: only its aggregate figures are printed (precision@3 and recall@3,
 //!   overall and per language), never an item, a title or a miss, and the floors of the goal are
@@ -95,12 +98,14 @@ enum Part {
     Tuning9,
     /// The ninth held-out part, a tuning part from issue 25's eleventh round on.
     Tuning10,
+    /// The tenth held-out part, a tuning part from issue 25's twelfth round on.
+    Tuning11,
     /// The held-out part (only its aggregates are ever printed).
-    HeldOut10,
+    HeldOut11,
 }
 
 /// The tuning parts, in the order they were labelled.
-const TUNING_PARTS: [Part; 10] = [
+const TUNING_PARTS: [Part; 11] = [
     Part::Tuning,
     Part::Tuning2,
     Part::Tuning3,
@@ -111,6 +116,7 @@ const TUNING_PARTS: [Part; 10] = [
     Part::Tuning8,
     Part::Tuning9,
     Part::Tuning10,
+    Part::Tuning11,
 ];
 
 impl Part {
@@ -153,9 +159,13 @@ impl Part {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout9.toml"
             ),
-            Part::HeldOut10 => concat!(
+            Part::Tuning11 => concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/quality/keywords-heldout10.toml"
+            ),
+            Part::HeldOut11 => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/quality/keywords-heldout11.toml"
             ),
         }
     }
@@ -172,7 +182,8 @@ impl Part {
             Part::Tuning8 => "tuning part 8 (held out in round 8)",
             Part::Tuning9 => "tuning part 9 (held out in round 9)",
             Part::Tuning10 => "tuning part 10 (held out in round 10)",
-            Part::HeldOut10 => "held-out part 10",
+            Part::Tuning11 => "tuning part 11 (held out in round 11)",
+            Part::HeldOut11 => "held-out part 11",
         }
     }
 
@@ -331,17 +342,18 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors. Part 10 read once before the eleventh round's changes (main's
-/// analyser, version 12), aggregates only: precision@3 0.715 (Japanese 0.772, English 0.667),
-/// recall@3 0.567 (Japanese 0.588, English 0.550); and once at the round's end (version 13:
-/// Japanese compound rules), the same figures, every count unchanged. (Part 9, the held-out
-/// part of the tenth round, read 0.740 / 0.560 before it and 0.748 / 0.570 at its end; part 8,
-/// of the ninth, 0.766 / 0.565 and 0.764 / 0.567.) Issue 25's goal is precision@3 ≥ 0.68, each
-/// language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall floor
-/// just under what was reached (the goal is not met: raise it to 0.60 once it is).
-const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
-const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
+/// The held-out part's floors. Part 11 read once before the twelfth round's changes (main's
+/// analyser, version 13), aggregates only: precision@3 0.656 (Japanese 0.709, English 0.610),
+/// recall@3 0.492 (Japanese 0.551, English 0.442) — under issue 25's goal on every figure, and
+/// under what the part before it read at the same version (0.715 / 0.567): the rules fit the
+/// kinds of feed the earlier parts hold better than new ones. (Part 10, the held-out part of
+/// the eleventh round, read 0.715 / 0.567 before it and at its end; part 9, of the tenth, 0.740 /
+/// 0.560 and 0.748 / 0.570.) Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62,
+/// recall@3 ≥ 0.60: the floors sit just under what the part read, so a change that loses on it
+/// fails; raise them to the goal once it is met.
+const HELD_OUT_PRECISION_FLOOR: f64 = 0.65;
+const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.60;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.49;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
@@ -416,6 +428,10 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.56;
 /// At the eleventh round (version 13: Japanese compound rules; the ranker not retrained), the
 /// floors raised under these: part 2 recall@3 0.684, part 4 0.665, part 5 0.824 and 0.645, part
 /// 9 0.774, part 10 0.751 and 0.576; Japanese over the ten parts 0.876, recall@3 0.716.
+///
+/// At the twelfth round's start (version 13), part 11 (held out in round 11): 0.715 (Japanese
+/// 0.772, English 0.667), recall@3 0.567; its floors set under these. The eleven parts
+/// together 0.805 (Japanese 0.868, English 0.750), recall@3 0.635.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.81, 0.77, 0.71),
@@ -428,7 +444,8 @@ fn floors(part: Part) -> (f64, f64, f64) {
         Part::Tuning8 => (0.82, 0.78, 0.58),
         Part::Tuning9 => (0.77, 0.70, 0.57),
         Part::Tuning10 => (0.75, 0.69, 0.57),
-        Part::HeldOut10 => (
+        Part::Tuning11 => (0.71, 0.66, 0.56),
+        Part::HeldOut11 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
             HELD_OUT_RECALL_FLOOR,
@@ -530,7 +547,12 @@ fn keyword_precision_and_recall_at_3_on_tuning_part_10() {
     tuning_part(Part::Tuning10);
 }
 
-/// The ten tuning parts together (1,475 items; each part ranked against its own frequencies).
+#[test]
+fn keyword_precision_and_recall_at_3_on_tuning_part_11() {
+    tuning_part(Part::Tuning11);
+}
+
+/// The eleven tuning parts together (1,605 items; each part ranked against its own frequencies).
 #[test]
 fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
     let mut total: Vec<(&'static str, Score)> = ["all", "Japanese", "English"]
@@ -565,10 +587,10 @@ fn keyword_precision_and_recall_at_3_on_all_tuning_parts() {
 /// The held-out part: only its aggregate figures are printed, and the floors hold.
 #[test]
 fn keyword_precision_and_recall_at_3_on_the_held_out_part() {
-    let (held_out, none) = evaluate(Part::HeldOut10);
+    let (held_out, none) = evaluate(Part::HeldOut11);
     assert!(none.is_empty());
-    print_scores(Part::HeldOut10, &held_out);
-    let failed = below_floors(Part::HeldOut10, &held_out);
+    print_scores(Part::HeldOut11, &held_out);
+    let failed = below_floors(Part::HeldOut11, &held_out);
     assert!(failed.is_empty(), "below the floors: {}", failed.join(", "));
 }
 
@@ -635,7 +657,7 @@ fn every_keyword_is_found_by_the_search_analyser() {
                 })
         })
     };
-    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut10]) {
+    for part in TUNING_PARTS.into_iter().chain([Part::HeldOut11]) {
         let items: Vec<Item> = part.gold().iter().map(to_item).collect();
         let refs: Vec<&Item> = items.iter().collect();
         let df = DocFreq::from_items(&refs);
