@@ -226,6 +226,7 @@ pub(super) fn drop_site_labels(
     df: &DocFreq,
     site: &str,
     title: &str,
+    prepared_title: &str,
     stem: impl Fn(&str) -> String,
 ) {
     let number = |w: &str| w.bytes().all(|b| b.is_ascii_digit() || b == b'.');
@@ -262,6 +263,24 @@ pub(super) fn drop_site_labels(
                 .keys()
                 .any(|d| *d == prefix || (short && prefix.split(' ').any(|w| w == *d)))
         });
+    }
+    // A label the site's titles open with, whatever candidates its words make ("Under the
+    // Hood", "SRE Tech Minute"): no part of it is a keyword.
+    let learnt = sketch.is_some_and(|s| {
+        super::terms::title_label_key(prepared_title)
+            .is_some_and(|h| s.is_title_label(h, df.count(h), df.docs))
+    });
+    if learnt {
+        let inside = |d: &str| {
+            prefix.match_indices(d).any(|(at, _)| {
+                (at == 0 || prefix.as_bytes()[at - 1] == b' ')
+                    && prefix
+                        .as_bytes()
+                        .get(at + d.len())
+                        .is_none_or(|b| *b == b' ')
+            })
+        };
+        cands.retain(|_, c| !c.displays.keys().any(|d| inside(d)));
     }
 }
 

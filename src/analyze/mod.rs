@@ -12,6 +12,7 @@
 mod candidates;
 pub mod df;
 mod headline;
+mod names;
 mod rank;
 pub mod ranker;
 pub mod sites;
@@ -40,7 +41,7 @@ use crate::config::AnalyzeSettings;
 use crate::content::Item;
 
 /// Bumped whenever what the analyser produces changes: cached document frequencies are rebuilt.
-pub const ANALYZER_VERSION: u32 = 13;
+pub const ANALYZER_VERSION: u32 = 14;
 
 mod ipadic {
     // Reads $LINDERA_WORKDIR/lindera-ipadic/* (written by build.rs) with include_bytes!.
@@ -197,7 +198,14 @@ impl Analyzer {
         for c in cands.values_mut() {
             c.global = df.count(c.hash);
         }
-        candidates::drop_site_labels(&mut cands, df, &item.site, &item.title, |w| self.stem(w));
+        candidates::drop_site_labels(
+            &mut cands,
+            df,
+            &item.site,
+            &item.title,
+            &analysed.prepared[0],
+            |w| self.stem(w),
+        );
         // (the English title rules read an English headline, not a Japanese title's Latin
         // words)
         let english_title = !item.title.chars().any(crate::text::is_japanese);
@@ -330,6 +338,8 @@ impl Analyzer {
             ranker::rerank(&mut scored, &analysed.prepared[0]);
         }
         let mut chosen: Vec<(&str, &str)> = Vec::new();
+        let body = &analysed.prepared[1..];
+        let bylines = names::bylines(body);
         for i in 0..scored.len() {
             if chosen.len() >= n {
                 break;
@@ -339,7 +349,26 @@ impl Analyzer {
                 scored[i..].sort_unstable_by(hand_order);
             }
             let r = &scored[i];
-            let (key, display) = (r.key, r.display);
+            let (key, mut display) = (r.key, r.display);
+            // (who wrote the item is not what it is about)
+            if !bylines.is_empty() && display.is_ascii() && names::in_byline(display, &bylines) {
+                continue;
+            }
+            // A name is shown as the text writes it in full: "Tarnel Airlines" for a "Tarnel"
+            // first met as the airline, しおかぜ電鉄 for the おかぜ電鉄 lindera cut it to.
+            if r.facts.proper && display.is_ascii() {
+                let names = scored
+                    .iter()
+                    .filter(|p| p.facts.proper && p.facts.phrase)
+                    .map(|p| p.display);
+                if let Some(full) = names::full_name(display, names, body) {
+                    display = full;
+                }
+            } else if !display.is_ascii()
+                && let Some(whole) = names::kana_name(display, &analysed.prepared)
+            {
+                display = whole;
+            }
             // A third keyword far weaker than the first is a guess: better none.
             if chosen.len() >= 2 && r.facts.score < top * rank::THIRD_KEYWORD_SHARE {
                 continue;
@@ -550,16 +579,16 @@ mod tests {
 
     #[test]
     fn fingerprint_is_the_same_under_every_rust_release() {
-        // The value is FNV-1a over (version 13, the lists and a model with their lengths), computed outside
+        // The value is FNV-1a over (version 14, the lists and a model with their lengths), computed outside
         // Rust: a standard-library hasher would change it with a toolchain upgrade and rebuild
         // every cached df.tsv and search index.
         assert_eq!(
-            ANALYZER_VERSION, 13,
+            ANALYZER_VERSION, 14,
             "bump this test's value with the version"
         );
         assert_eq!(
             fingerprint_hash("これ\n", "the\n", "{}"),
-            0x1df9_86a4_9282_129a
+            0x9319_f0a3_d4cd_65b3
         );
         // Moving a word between the lists changes it.
         assert_ne!(
@@ -575,7 +604,7 @@ mod tests {
         assert_eq!(
             f,
             format!(
-                "v13-{:016x}",
+                "v14-{:016x}",
                 fingerprint_hash(STOP_JA, STOP_EN, ranker::MODEL)
             )
         );

@@ -904,6 +904,19 @@ impl ItemTerms<'_> {
             .iter()
             .chain(self.sentences.iter().flat_map(|s| s.terms.iter()))
             .map(|t| term_hash(&t.key))
+            .chain(self.prepared.first().and_then(|t| title_label_key(t)))
             .collect()
     }
+}
+
+/// The key a title's series label is counted by: the words before its colon ("Under the Hood"
+/// of "Under the Hood: why our consumers lagged", at most five), in a namespace of their own
+/// (no term key holds U+0001), so that a site's sketch knows how many of its titles open with
+/// them whatever candidates the words make.
+pub(super) fn title_label_key(title: &str) -> Option<u64> {
+    let (prefix, _) = title.split_once(": ")?;
+    let prefix = prefix.trim();
+    let words = prefix.split(' ').count();
+    (!prefix.is_empty() && prefix.is_ascii() && words <= 5)
+        .then(|| term_hash(&format!("\u{1}{}", prefix.to_ascii_lowercase())))
 }
