@@ -364,10 +364,23 @@ impl Analyzer {
                 if let Some(full) = names::full_name(display, names, body) {
                     display = full;
                 }
-            } else if !display.is_ascii()
-                && let Some(whole) = names::kana_name(display, &analysed.prepared)
-            {
-                display = whole;
+            } else if !display.is_ascii() {
+                if let Some(whole) = names::kana_name(display, &analysed.prepared) {
+                    display = whole;
+                } else if r.facts.proper {
+                    let names = scored
+                        .iter()
+                        .filter(|p| p.facts.proper && !p.display.is_ascii())
+                        .map(|p| p.display);
+                    let lines = if body.is_empty() {
+                        &analysed.prepared[..1]
+                    } else {
+                        body
+                    };
+                    if let Some(full) = names::full_name_ja(display, names, lines) {
+                        display = full;
+                    }
+                }
             }
             // A third keyword far weaker than the first is a guess: better none.
             if chosen.len() >= 2 && r.facts.score < top * rank::THIRD_KEYWORD_SHARE {

@@ -3,6 +3,7 @@
 //! - an English name's short form ("Tarnel") is shown as the full name the text introduces it by
 //!   ("Tarnel Airlines … Tarnel said": news writing names a company in full at its first
 //!   mention in the text, then shortens it; a headline may use the short form from the start);
+//!   (トヨタ自動車 … トヨタ, the same in Japanese);
 //! - a Japanese name that lindera cut after its first kana (しおかぜ電鉄 as し + おかぜ電鉄,
 //!   とかち牛乳連合 as とかち + 牛乳連合) is shown whole when every occurrence has the same kana
 //!   before it and one of them starts a clause (after a label's bracket, a line break, 、 or 。);
@@ -70,6 +71,34 @@ pub(super) fn full_name<'t>(
             })
             && first.starts_with(name)
             && !first[name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '\'')
+    })
+}
+
+/// [`full_name`] for a Japanese name: トヨタ first met as トヨタ自動車, 日経平均 as 日経平均株価
+/// (`names`: the item's proper candidates' displays). The rest of the name is at most six
+/// characters of kanji, katakana or Latin letters: never kana of a particle or a verb.
+pub(super) fn full_name_ja<'t>(
+    display: &str,
+    names: impl IntoIterator<Item = &'t str>,
+    body: &[impl AsRef<str>],
+) -> Option<&'t str> {
+    let first = body.iter().find_map(|line| {
+        let line = line.as_ref();
+        line.find(display).map(|at| &line[at..])
+    })?;
+    names.into_iter().find(|name| {
+        name.len() > display.len()
+            && name.starts_with(display)
+            && first.starts_with(name)
+            && name[display.len()..].chars().count() <= 6
+            && name[display.len()..]
+                .chars()
+                .all(|c| !is_hiragana(c) && (crate::text::is_japanese(c) || c.is_alphanumeric()))
+            // (a place's ward or a city's 市 narrows where, "鯖江市" of 鯖江; a katakana noun
+            // after a term is the thing it names, ミラーレス一眼カメラ: the reader's tag is the
+            // shorter)
+            && !name[display.len()..].starts_with(['市', '区', '町', '村', '県', '府', '郡', '南', '北', '東', '西'])
+            && !name[display.len()..].chars().all(|c| ('\u{30a1}'..='\u{30fc}').contains(&c))
     })
 }
 
@@ -257,6 +286,34 @@ mod tests {
         // (a version or a number is no part of a company's name)
         let body = ["Nvidia H200 chips sold out.", "Nvidia said so."];
         assert_eq!(full_name("Nvidia", ["Nvidia H200"], &body), None);
+    }
+
+    #[test]
+    fn a_japanese_short_name_is_shown_as_the_full_name_of_its_first_mention() {
+        let body = [
+            "トヨタ自動車は3日、発表した。",
+            "トヨタの北米生産は年130万台。",
+        ];
+        assert_eq!(
+            full_name_ja("トヨタ", ["北米生産", "トヨタ自動車"], &body),
+            Some("トヨタ自動車")
+        );
+        let body = [
+            "トヨタは3日、発表した。",
+            "トヨタ自動車の北米生産は年130万台。",
+        ];
+        assert_eq!(full_name_ja("トヨタ", ["トヨタ自動車"], &body), None);
+        // (kana after the name are a particle's or a verb's)
+        let body = ["トヨタのEVは売れた。"];
+        assert_eq!(full_name_ja("トヨタ", ["トヨタのEV"], &body), None);
+        // (nor is a city's 市 or a generic katakana noun)
+        let body = ["鯖江市の眼鏡は売れた。"];
+        assert_eq!(full_name_ja("鯖江", ["鯖江市"], &body), None);
+        let body = ["ミラーレス一眼カメラを発売した。"];
+        assert_eq!(
+            full_name_ja("ミラーレス一眼", ["ミラーレス一眼カメラ"], &body),
+            None
+        );
     }
 
     #[test]

@@ -1544,3 +1544,30 @@ fn no_part_of_a_sites_title_label_is_a_keyword() {
     assert!(kw[0].contains(&"Kafka".to_string()), "{kw:?}");
     assert!(kw[1].contains(&"OpenSearch".to_string()), "{kw:?}");
 }
+
+/// A Japanese company or index named in full at its first mention (トヨタ自動車は…, then トヨタ)
+/// is tagged by the full name; a city's 市 or a generic katakana noun is no part of one.
+#[test]
+fn a_japanese_short_name_is_shown_as_the_full_name_the_text_first_gives() {
+    let kw = keywords_of(
+        "経済",
+        "産業ノート",
+        "トヨタ、北米で新型EVを生産",
+        "トヨタ自動車は3日、北米で新型EVを生産すると発表した。トヨタの北米生産は年130万台。",
+    );
+    assert!(kw.contains(&"トヨタ自動車".to_string()), "{kw:?}");
+    let kw = keywords_of(
+        "株式",
+        "兜町ノート",
+        "日経平均、反落　半導体株に売り",
+        "5日の東京株式市場で日経平均株価は反落し、前日比320円安で取引を終えた。日経平均は朝方から軟調だった。",
+    );
+    assert!(kw.contains(&"日経平均株価".to_string()), "{kw:?}");
+    let kw = keywords_of(
+        "地域",
+        "北陸ノート",
+        "鯖江の眼鏡フレーム、輸出が最高",
+        "鯖江市の眼鏡フレームの輸出額が過去最高になった。鯖江の産地組合が発表した。",
+    );
+    assert!(!kw.contains(&"鯖江市".to_string()), "{kw:?}");
+}
