@@ -340,6 +340,8 @@ impl Analyzer {
         let mut chosen: Vec<(&str, &str)> = Vec::new();
         let body = &analysed.prepared[1..];
         let bylines = names::bylines(body);
+        // (the chosen names shown in full, not as their candidates were written)
+        let mut in_full: Vec<&str> = Vec::new();
         for i in 0..scored.len() {
             if chosen.len() >= n {
                 break;
@@ -363,6 +365,8 @@ impl Analyzer {
                     .map(|p| p.display);
                 if let Some(full) = names::full_name(display, names, body) {
                     display = full;
+                } else if let Some(whole) = names::ampersand_name(display, &analysed.prepared) {
+                    display = whole;
                 }
             } else if !display.is_ascii() {
                 if let Some(whole) = names::kana_name(display, &analysed.prepared) {
@@ -400,7 +404,15 @@ impl Analyzer {
                         && k.split(' ')
                             .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w)))
             });
-            if !overlaps && (display.is_ascii() || self.findable(display, analysed)) {
+            // (nor a word of a name shown in full, "Pratt" beside "Hollins & Pratt", nor that
+            // name again)
+            let shown = (!r.display.contains(' ')
+                && in_full.iter().any(|d| names::has_word(d, r.display)))
+                || chosen.iter().any(|(_, d)| *d == display);
+            if !overlaps && !shown && (display.is_ascii() || self.findable(display, analysed)) {
+                if display != r.display {
+                    in_full.push(display);
+                }
                 chosen.push((key, display));
             }
         }

@@ -7,6 +7,7 @@
 //! - a Japanese name that lindera cut after its first kana (しおかぜ電鉄 as し + おかぜ電鉄,
 //!   とかち牛乳連合 as とかち + 牛乳連合) is shown whole when every occurrence has the same kana
 //!   before it and one of them starts a clause (after a label's bracket, a line break, 、 or 。);
+//! - a name with an ampersand is one name ("Hollins & Pratt", "Crumb & Co.");
 //! - "By Iris Halvorsen, Runway Review" or "Reporting by Hal Morrow" names who wrote the item.
 
 /// A company's legal form after its name ("Kroger Co.", "Voltlane ApS"): the name without it
@@ -100,6 +101,54 @@ pub(super) fn full_name_ja<'t>(
             && !name[display.len()..].starts_with(['市', '区', '町', '村', '県', '府', '郡', '南', '北', '東', '西'])
             && !name[display.len()..].chars().all(|c| ('\u{30a1}'..='\u{30fc}').contains(&c))
     })
+}
+
+/// A firm named by two names and an ampersand, "Hollins & Pratt" or "Crumb & Co.", for one of
+/// its names (`display`, a capitalised word) as `lines` write it: the name is the whole.
+pub(super) fn ampersand_name<'t>(display: &str, lines: &'t [impl AsRef<str>]) -> Option<&'t str> {
+    if !display.bytes().all(|b| b.is_ascii_alphabetic())
+        || !display.starts_with(|c: char| c.is_ascii_uppercase())
+    {
+        return None;
+    }
+    let capital = |w: &str| {
+        w.len() > 1
+            && w.starts_with(|c: char| c.is_ascii_uppercase())
+            && w.bytes().all(|b| b.is_ascii_alphabetic())
+    };
+    for line in lines {
+        let line = line.as_ref();
+        for at in word_at(line, display) {
+            let end = at + display.len();
+            // (after it: "& Pratt", "& Co." with its dot)
+            if let Some(rest) = line[end..].strip_prefix(" & ") {
+                let word = rest
+                    .split([' ', ',', ';', ':', '\'', '"'])
+                    .next()
+                    .unwrap_or("");
+                let bare = word
+                    .strip_suffix('.')
+                    .filter(|w| *w == "Co")
+                    .unwrap_or(word);
+                if capital(bare) {
+                    let len = if bare == "Co" && word.ends_with('.') {
+                        3
+                    } else {
+                        bare.len()
+                    };
+                    return Some(&line[at..end + 3 + len]);
+                }
+            }
+            // (before it: "Hollins &")
+            if let Some(head) = line[..at].strip_suffix(" & ") {
+                let word = head.rsplit(' ').next().unwrap_or("");
+                if capital(word) {
+                    return Some(&line[at - 3 - word.len()..end]);
+                }
+            }
+        }
+    }
+    None
 }
 
 fn is_hiragana(c: char) -> bool {
@@ -262,6 +311,11 @@ pub(super) fn bylines(body: &[impl AsRef<str>]) -> Vec<&str> {
     names
 }
 
+/// Whether `word` stands in `name` as a whole word.
+pub(super) fn has_word(name: &str, word: &str) -> bool {
+    word_at(name, word).next().is_some()
+}
+
 /// Whether `display` is a byline's name or a word of one.
 pub(super) fn in_byline(display: &str, bylines: &[&str]) -> bool {
     bylines
@@ -314,6 +368,17 @@ mod tests {
             full_name_ja("ミラーレス一眼", ["ミラーレス一眼カメラ"], &body),
             None
         );
+    }
+
+    #[test]
+    fn a_name_with_an_ampersand_is_one_name() {
+        let lines = ["Hollins & Pratt to close 38 stores", "Pratt said so."];
+        assert_eq!(ampersand_name("Pratt", &lines), Some("Hollins & Pratt"));
+        assert_eq!(ampersand_name("Hollins", &lines), Some("Hollins & Pratt"));
+        let lines = ["Brightwell to buy Crumb & Co. for $3.2 billion"];
+        assert_eq!(ampersand_name("Crumb", &lines), Some("Crumb & Co."));
+        let lines = ["Sales rose in Texas & elsewhere."];
+        assert_eq!(ampersand_name("Texas", &lines), None);
     }
 
     #[test]

@@ -1571,3 +1571,20 @@ fn a_japanese_short_name_is_shown_as_the_full_name_the_text_first_gives() {
     );
     assert!(!kw.contains(&"鯖江市".to_string()), "{kw:?}");
 }
+
+/// A firm named by two names and an ampersand is one keyword, not its two halves.
+#[test]
+fn a_name_with_an_ampersand_is_one_keyword() {
+    let kw = keywords_of(
+        "Retail",
+        "Aisle Report",
+        "Mallory & Finch to close 20 department stores",
+        "Mallory & Finch will close 20 of its 64 department stores in March. Finch, as \
+         shoppers call it, said online sales now make up a third of revenue.",
+    );
+    assert!(kw.contains(&"Mallory & Finch".to_string()), "{kw:?}");
+    assert!(
+        !kw.iter().any(|k| k == "Mallory" || k == "Finch"),
+        "a half of the name: {kw:?}"
+    );
+}
