@@ -339,7 +339,8 @@ impl Analyzer {
         }
         let mut chosen: Vec<(&str, &str)> = Vec::new();
         let body = &analysed.prepared[1..];
-        let bylines = names::bylines(body);
+        // (the names the bylines give, found when an English candidate is first met)
+        let mut bylines: Option<Vec<&str>> = None;
         // (the chosen names shown in full, not as their candidates were written)
         let mut in_full: Vec<&str> = Vec::new();
         for i in 0..scored.len() {
@@ -351,41 +352,7 @@ impl Analyzer {
                 scored[i..].sort_unstable_by(hand_order);
             }
             let r = &scored[i];
-            let (key, mut display) = (r.key, r.display);
-            // (who wrote the item is not what it is about)
-            if !bylines.is_empty() && display.is_ascii() && names::in_byline(display, &bylines) {
-                continue;
-            }
-            // A name is shown as the text writes it in full: "Tarnel Airlines" for a "Tarnel"
-            // first met as the airline, しおかぜ電鉄 for the おかぜ電鉄 lindera cut it to.
-            if r.facts.proper && display.is_ascii() {
-                let names = scored
-                    .iter()
-                    .filter(|p| p.facts.proper && p.facts.phrase)
-                    .map(|p| p.display);
-                if let Some(full) = names::full_name(display, names, body) {
-                    display = full;
-                } else if let Some(whole) = names::ampersand_name(display, &analysed.prepared) {
-                    display = whole;
-                }
-            } else if !display.is_ascii() {
-                if let Some(whole) = names::kana_name(display, &analysed.prepared) {
-                    display = whole;
-                } else if r.facts.proper {
-                    let names = scored
-                        .iter()
-                        .filter(|p| p.facts.proper && !p.display.is_ascii())
-                        .map(|p| p.display);
-                    let lines = if body.is_empty() {
-                        &analysed.prepared[..1]
-                    } else {
-                        body
-                    };
-                    if let Some(full) = names::full_name_ja(display, names, lines) {
-                        display = full;
-                    }
-                }
-            }
+            let key = r.key;
             // A third keyword far weaker than the first is a guess: better none.
             if chosen.len() >= 2 && r.facts.score < top * rank::THIRD_KEYWORD_SHARE {
                 continue;
@@ -404,12 +371,56 @@ impl Analyzer {
                         && k.split(' ')
                             .any(|w| !self.is_stop_en(w) && key.split(' ').any(|v| v == w)))
             });
+            if overlaps {
+                continue;
+            }
+            let mut display = r.display;
+            // (who wrote the item is not what it is about)
+            if display.is_ascii() {
+                let by = bylines.get_or_insert_with(|| names::bylines(body));
+                if !by.is_empty() && names::in_byline(display, by) {
+                    continue;
+                }
+            }
+            // A name is shown as the text writes it in full: "Tarnel Airlines" for a "Tarnel"
+            // first met as the airline, しおかぜ電鉄 for the おかぜ電鉄 lindera cut it to.
+            if r.facts.proper && display.is_ascii() {
+                let names = scored
+                    .iter()
+                    .filter(|p| p.facts.proper && p.facts.phrase)
+                    .map(|p| p.display);
+                if let Some(full) = names::full_name(display, names, body) {
+                    display = full;
+                } else if let Some(whole) = names::ampersand_name(display, &analysed.prepared) {
+                    display = whole;
+                }
+            } else if !display.is_ascii() {
+                let whole = (r.facts.count >= 2)
+                    .then(|| names::kana_name(display, &analysed.prepared))
+                    .flatten();
+                if let Some(whole) = whole {
+                    display = whole;
+                } else if r.facts.proper {
+                    let names = scored
+                        .iter()
+                        .filter(|p| p.facts.proper && !p.display.is_ascii())
+                        .map(|p| p.display);
+                    let lines = if body.is_empty() {
+                        &analysed.prepared[..1]
+                    } else {
+                        body
+                    };
+                    if let Some(full) = names::full_name_ja(display, names, lines) {
+                        display = full;
+                    }
+                }
+            }
             // (nor a word of a name shown in full, "Pratt" beside "Hollins & Pratt", nor that
             // name again)
             let shown = (!r.display.contains(' ')
                 && in_full.iter().any(|d| names::has_word(d, r.display)))
                 || chosen.iter().any(|(_, d)| *d == display);
-            if !overlaps && !shown && (display.is_ascii() || self.findable(display, analysed)) {
+            if !shown && (display.is_ascii() || self.findable(display, analysed)) {
                 if display != r.display {
                     in_full.push(display);
                 }

@@ -53,14 +53,31 @@ pub(super) fn full_name<'t>(
     {
         return None;
     }
-    let first = body
-        .iter()
-        .find_map(|line| {
-            let line = line.as_ref();
-            word_at(line, display).next().map(|at| &line[at..])
-        })?
-        .to_string();
+    let (before, first) = body.iter().find_map(|line| {
+        let line = line.as_ref();
+        word_at(line, display)
+            .next()
+            .map(|at| (&line[..at], &line[at..]))
+    })?;
+    let capital = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_uppercase())
+            && w.bytes().all(|b| b.is_ascii_alphabetic())
+    };
     names.into_iter().find(|name| {
+        // (a person's surname, first met with the given name: "Andrew Bailey … Bailey said")
+        let given = name
+            .strip_suffix(display)
+            .and_then(|head| head.strip_suffix(' '))
+            .filter(|head| {
+                capital(head)
+                    && !super::rank::person_title(&head.to_ascii_lowercase())
+                    && before.ends_with(&name[..name.len() - display.len()])
+                    && !before[..before.len() - (name.len() - display.len())]
+                        .ends_with(|c: char| c.is_alphanumeric())
+            });
+        if given.is_some() {
+            return true;
+        }
         name.len() > display.len() + 1
             && name.starts_with(display)
             && name.as_bytes()[display.len()] == b' '
@@ -83,9 +100,10 @@ pub(super) fn full_name_ja<'t>(
     names: impl IntoIterator<Item = &'t str>,
     body: &[impl AsRef<str>],
 ) -> Option<&'t str> {
+    let finder = memchr::memmem::Finder::new(display.as_bytes());
     let first = body.iter().find_map(|line| {
         let line = line.as_ref();
-        line.find(display).map(|at| &line[at..])
+        finder.find(line.as_bytes()).map(|at| &line[at..])
     })?;
     names.into_iter().find(|name| {
         name.len() > display.len()
@@ -205,9 +223,12 @@ pub(super) fn kana_name<'t>(display: &str, lines: &'t [impl AsRef<str>]) -> Opti
     let mut common: Option<String> = None;
     let mut bounded: Option<&'t str> = None;
     let mut seen = 0;
+    // (a Japanese text's every other byte may be the display's first: a searcher built once,
+    // not a scan for that byte)
+    let finder = memchr::memmem::Finder::new(display.as_bytes());
     for line in lines {
         let line = line.as_ref();
-        for (at, _) in line.match_indices(display) {
+        for at in finder.find_iter(line.as_bytes()) {
             seen += 1;
             let before: String = line[..at]
                 .chars()
@@ -226,6 +247,10 @@ pub(super) fn kana_name<'t>(display: &str, lines: &'t [impl AsRef<str>]) -> Opti
                     .collect(),
             });
             let run: usize = before.chars().map(char::len_utf8).sum();
+            // (once no kana are common to all, none can be added to the name)
+            if common.as_deref() == Some("") {
+                return None;
+            }
             if bounded.is_none()
                 && !before.is_empty()
                 && before.chars().count() <= MOST
@@ -249,6 +274,10 @@ pub(super) fn bylines(body: &[impl AsRef<str>]) -> Vec<&str> {
     let mut names = Vec::new();
     for line in body {
         let line = line.as_ref().trim_start();
+        // (most lines hold no byline: one look for "by " first)
+        if !line.starts_with("By ") && super::find_short(line, "by ").is_none() {
+            continue;
+        }
         let mut starts: Vec<usize> = Vec::new();
         if let Some(rest) = line
             .strip_prefix("By ")
@@ -340,6 +369,17 @@ mod tests {
         // (a version or a number is no part of a company's name)
         let body = ["Nvidia H200 chips sold out.", "Nvidia said so."];
         assert_eq!(full_name("Nvidia", ["Nvidia H200"], &body), None);
+        // (a surname first met with its given name; not a title before it)
+        let body = [
+            "Governor Andrew Bailey spoke.",
+            "Bailey said rates would fall.",
+        ];
+        assert_eq!(
+            full_name("Bailey", ["Governor Andrew", "Andrew Bailey"], &body),
+            Some("Andrew Bailey")
+        );
+        let body = ["Governor Bailey spoke.", "Bailey said rates would fall."];
+        assert_eq!(full_name("Bailey", ["Governor Bailey"], &body), None);
     }
 
     #[test]

@@ -1588,3 +1588,17 @@ fn a_name_with_an_ampersand_is_one_keyword() {
         "a half of the name: {kw:?}"
     );
 }
+
+/// A person first met by their full name and then by the surname is tagged by the full name.
+#[test]
+fn a_surname_is_shown_as_the_full_name_the_text_first_gives() {
+    let kw = keywords_of(
+        "Markets",
+        "Rate Desk",
+        "Riksbank's Lindahl signals a pause in rate cuts",
+        "Governor Erika Lindahl said on Thursday the Riksbank would pause its rate cuts after \
+         inflation picked up. Lindahl added that the krona's fall was a worry.",
+    );
+    assert!(kw.contains(&"Erika Lindahl".to_string()), "{kw:?}");
+    assert!(!kw.contains(&"Lindahl".to_string()), "{kw:?}");
+}
