@@ -220,7 +220,10 @@ pub(super) fn mark_names_and_terms(
 /// its items, learnt from the archive), a label with a number after it ("CVSS 9.8", "Issue
 /// 212"), and a series label before the title's colon that the site has run before ("Show HN:
 /// A terminal UI …", "Chart of the Week: …") or whose last word it has ("Ask HN:"), with the
-/// words of a two-word one. `stem` is the analyser's stemmer (an English word's key).
+/// words of a two-word one; one its titles have opened with before (counted by
+/// [`super::terms::title_label_key`], whatever candidates its words make) goes with every part
+/// of it ("Under the Hood" and its "Hood"). `prepared_title` is the title as the analyser
+/// prepared it; `stem` is the analyser's stemmer (an English word's key).
 pub(super) fn drop_site_labels(
     cands: &mut FxHashMap<&str, Cand>,
     df: &DocFreq,

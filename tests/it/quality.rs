@@ -342,18 +342,19 @@ fn score<'g>(groups: &'g [(&str, Score)], name: &str) -> &'g Score {
     &groups.iter().find(|(n, _)| *n == name).expect("a group").1
 }
 
-/// The held-out part's floors. Part 11 read once before the twelfth round's changes (main's
-/// analyser, version 13), aggregates only: precision@3 0.656 (Japanese 0.709, English 0.610),
-/// recall@3 0.492 (Japanese 0.551, English 0.442) — under issue 25's goal on every figure, and
-/// under what the part before it read at the same version (0.715 / 0.567): the rules fit the
-/// kinds of feed the earlier parts hold better than new ones. (Part 10, the held-out part of
-/// the eleventh round, read 0.715 / 0.567 before it and at its end; part 9, of the tenth, 0.740 /
-/// 0.560 and 0.748 / 0.570.) Issue 25's goal is precision@3 ≥ 0.68, each language ≥ 0.62,
-/// recall@3 ≥ 0.60: the floors sit just under what the part read, so a change that loses on it
-/// fails; raise them to the goal once it is met.
-const HELD_OUT_PRECISION_FLOOR: f64 = 0.65;
-const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.60;
-const HELD_OUT_RECALL_FLOOR: f64 = 0.49;
+/// The held-out part's floors. Part 11 read twice, aggregates only: before the twelfth round's
+/// changes (version 13) precision@3 0.656 (Japanese 0.709, English 0.610), recall@3 0.492
+/// (Japanese 0.551, English 0.442), under issue 25's goal on every figure and under what the
+/// part before it read at the same version (0.715 / 0.567); and at the round's end (version
+/// 14: names shown as the text writes them in full, bylines, learnt title labels) 0.689
+/// (Japanese 0.721, English 0.662), recall@3 0.526 (Japanese 0.562, English 0.495). (Part 10,
+/// the held-out part of the eleventh round, read 0.715 / 0.567 before it and at its end; part
+/// 9, of the tenth, 0.740 / 0.560 and 0.748 / 0.570.) Issue 25's goal is precision@3 ≥ 0.68,
+/// each language ≥ 0.62, recall@3 ≥ 0.60: the precision floors are the goal, met; the recall
+/// floor just under what was reached (the goal is not met: raise it to 0.60 once it is).
+const HELD_OUT_PRECISION_FLOOR: f64 = 0.68;
+const HELD_OUT_LANGUAGE_PRECISION_FLOOR: f64 = 0.62;
+const HELD_OUT_RECALL_FLOOR: f64 = 0.52;
 
 /// The tuning parts' floors, near the level each reached when last tuned (a drop fails):
 /// precision@3, each language's precision@3, recall@3 (capped). At issue 25's fifth round:
@@ -432,6 +433,12 @@ const HELD_OUT_RECALL_FLOOR: f64 = 0.49;
 /// At the twelfth round's start (version 13), part 11 (held out in round 11): 0.715 (Japanese
 /// 0.772, English 0.667), recall@3 0.567; its floors set under these. The eleven parts
 /// together 0.805 (Japanese 0.868, English 0.750), recall@3 0.635.
+///
+/// At the twelfth round's end (version 14), part 11 (whose misses the round's classes were
+/// read from): 0.764 (Japanese 0.794, English 0.738), recall@3 0.602, its floors raised under
+/// these; the eleven parts together 0.814 (Japanese 0.872, English 0.763), recall@3 0.643, and
+/// the first ten (read only for what the rules changed there) 0.813 → 0.818 (Japanese 0.879,
+/// English 0.765), recall@3 0.640 → 0.647. No part fell.
 fn floors(part: Part) -> (f64, f64, f64) {
     match part {
         Part::Tuning => (0.81, 0.77, 0.71),
@@ -444,7 +451,7 @@ fn floors(part: Part) -> (f64, f64, f64) {
         Part::Tuning8 => (0.82, 0.78, 0.58),
         Part::Tuning9 => (0.77, 0.70, 0.57),
         Part::Tuning10 => (0.75, 0.69, 0.57),
-        Part::Tuning11 => (0.71, 0.66, 0.56),
+        Part::Tuning11 => (0.76, 0.73, 0.60),
         Part::HeldOut11 => (
             HELD_OUT_PRECISION_FLOOR,
             HELD_OUT_LANGUAGE_PRECISION_FLOOR,
