@@ -244,15 +244,10 @@ pub(super) fn drop_site_labels(
                 })
         });
     }
-    let Some((prefix, _)) = title.split_once(": ") else {
+    let Some(prefix) = super::terms::title_label(title) else {
         return;
     };
-    let prefix = prefix.trim();
-    let words = prefix.split(' ').count();
-    if prefix.is_empty() || words > 5 {
-        return;
-    }
-    let short = words <= 2;
+    let short = prefix.split(' ').count() <= 2;
     let last = prefix.rsplit(' ').next().unwrap_or(prefix);
     let label = cands.iter().any(|(_, c)| {
         c.displays.contains_key(prefix)
@@ -274,17 +269,20 @@ pub(super) fn drop_site_labels(
             .is_some_and(|h| s.is_title_label(h, df.count(h), df.docs))
     });
     if learnt {
-        let inside = |d: &str| {
-            prefix.match_indices(d).any(|(at, _)| {
-                (at == 0 || prefix.as_bytes()[at - 1] == b' ')
-                    && prefix
-                        .as_bytes()
-                        .get(at + d.len())
-                        .is_none_or(|b| *b == b' ')
-            })
-        };
-        cands.retain(|_, c| !c.displays.keys().any(|d| inside(d)));
+        cands.retain(|_, c| !c.displays.keys().any(|d| within_words(d, prefix)));
     }
+}
+
+/// Whether `short` stands in `long` as whole words (at its start or after a space, and at its
+/// end or before one), `long` itself included.
+fn within_words(short: &str, long: &str) -> bool {
+    long.match_indices(short).any(|(at, _)| {
+        (at == 0 || long.as_bytes()[at - 1] == b' ')
+            && long
+                .as_bytes()
+                .get(at + short.len())
+                .is_none_or(|b| *b == b' ')
+    })
 }
 
 /// A lower-case phrase in at least this many items of the archive (this one included) is a
@@ -297,16 +295,7 @@ pub(super) fn drop_fragments(cands: &mut FxHashMap<&str, Cand>, df: &DocFreq) {
     // reactors") is that longer phrase's fragment.
     // So is a word or phrase inside a longer name that holds it at least as often, or a
     // name's tail ("Compose 1.9" of "Jetpack Compose 1.9"): a fragment of a kept phrase.
-    let inside = |short: &str, long: &str| {
-        long.len() > short.len()
-            && long.match_indices(short).any(|(at, _)| {
-                (at == 0 || long.as_bytes()[at - 1] == b' ')
-                    && long
-                        .as_bytes()
-                        .get(at + short.len())
-                        .is_none_or(|b| *b == b' ')
-            })
-    };
+    let inside = |short: &str, long: &str| long.len() > short.len() && within_words(short, long);
     // (only kept phrases hold fragments: they are found once, not once per candidate)
     let kept: Vec<(&str, &Cand)> = cands
         .iter()

@@ -39,6 +39,12 @@ fn word_at<'l>(line: &'l str, word: &'l str) -> impl Iterator<Item = usize> + 'l
         })
 }
 
+/// A word of Latin letters with a capital first ("Tarnel", "HCM"; not "H200" or "V8", a
+/// product's or an engine's own name).
+fn capitalised(w: &str) -> bool {
+    w.starts_with(|c: char| c.is_ascii_uppercase()) && w.bytes().all(|b| b.is_ascii_alphabetic())
+}
+
 /// The full name an English short name stands for: a proper phrase of the item that starts with
 /// `display` and its capitalised words (`names`, the item's proper phrases' displays), when the
 /// text's first mention of `display` is that phrase. `body` is the item's sentences.
@@ -47,10 +53,7 @@ pub(super) fn full_name<'t>(
     names: impl IntoIterator<Item = &'t str>,
     body: &[impl AsRef<str>],
 ) -> Option<&'t str> {
-    // (a word of letters: "H200" or "V8" is a product's or an engine's own name)
-    if !display.bytes().all(|b| b.is_ascii_alphabetic())
-        || !display.starts_with(|c: char| c.is_ascii_uppercase())
-    {
+    if !capitalised(display) {
         return None;
     }
     let (before, first) = body.iter().find_map(|line| {
@@ -59,17 +62,13 @@ pub(super) fn full_name<'t>(
             .next()
             .map(|at| (&line[..at], &line[at..]))
     })?;
-    let capital = |w: &str| {
-        w.starts_with(|c: char| c.is_ascii_uppercase())
-            && w.bytes().all(|b| b.is_ascii_alphabetic())
-    };
     names.into_iter().find(|name| {
         // (a person's surname, first met with the given name: "Andrew Bailey … Bailey said")
         let given = name
             .strip_suffix(display)
             .and_then(|head| head.strip_suffix(' '))
             .filter(|head| {
-                capital(head)
+                capitalised(head)
                     && !super::rank::person_title(&head.to_ascii_lowercase())
                     && before.ends_with(&name[..name.len() - display.len()])
                     && !before[..before.len() - (name.len() - display.len())]
@@ -82,11 +81,9 @@ pub(super) fn full_name<'t>(
             && name.starts_with(display)
             && name.as_bytes()[display.len()] == b' '
             && name[display.len() + 1..].split(' ').count() <= 3
-            && name[display.len() + 1..].split(' ').all(|w| {
-                w.starts_with(|c: char| c.is_ascii_uppercase())
-                    && w.bytes().all(|b| b.is_ascii_alphabetic())
-                    && !LEGAL_FORMS.contains(&w)
-            })
+            && name[display.len() + 1..]
+                .split(' ')
+                .all(|w| capitalised(w) && !LEGAL_FORMS.contains(&w))
             && first.starts_with(name)
             && !first[name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '\'')
     })
@@ -117,23 +114,17 @@ pub(super) fn full_name_ja<'t>(
             // after a term is the thing it names, ミラーレス一眼カメラ: the reader's tag is the
             // shorter)
             && !name[display.len()..].starts_with(['市', '区', '町', '村', '県', '府', '郡', '南', '北', '東', '西'])
-            && !name[display.len()..].chars().all(|c| ('\u{30a1}'..='\u{30fc}').contains(&c))
+            && !name[display.len()..].chars().all(super::rank::is_katakana)
     })
 }
 
 /// A firm named by two names and an ampersand, "Hollins & Pratt" or "Crumb & Co.", for one of
 /// its names (`display`, a capitalised word) as `lines` write it: the name is the whole.
 pub(super) fn ampersand_name<'t>(display: &str, lines: &'t [impl AsRef<str>]) -> Option<&'t str> {
-    if !display.bytes().all(|b| b.is_ascii_alphabetic())
-        || !display.starts_with(|c: char| c.is_ascii_uppercase())
-    {
+    if !capitalised(display) {
         return None;
     }
-    let capital = |w: &str| {
-        w.len() > 1
-            && w.starts_with(|c: char| c.is_ascii_uppercase())
-            && w.bytes().all(|b| b.is_ascii_alphabetic())
-    };
+    let capital = |w: &str| w.len() > 1 && capitalised(w);
     for line in lines {
         let line = line.as_ref();
         for at in word_at(line, display) {
@@ -214,13 +205,15 @@ fn starts_clause(c: Option<char>) -> bool {
 pub(super) fn kana_name<'t>(display: &str, lines: &'t [impl AsRef<str>]) -> Option<&'t str> {
     let last = display.chars().next_back()?;
     if display.is_ascii()
-        || !(('\u{4e00}'..='\u{9fff}').contains(&last) || ('\u{30a1}'..='\u{30fc}').contains(&last))
+        || !(('\u{4e00}'..='\u{9fff}').contains(&last) || super::rank::is_katakana(last))
     {
         return None;
     }
-    // (the hiragana before each occurrence, at most six characters, and where it starts)
+    // (the hiragana before each occurrence, at most six characters and one more to tell a
+    // longer run: `common`, the run all occurrences end with so far; `bounded`, the name at the
+    // first occurrence whose run starts a clause)
     const MOST: usize = 6;
-    let mut common: Option<String> = None;
+    let mut common: Option<&str> = None;
     let mut bounded: Option<&'t str> = None;
     let mut seen = 0;
     // (a Japanese text's every other byte may be the display's first: a searcher built once,
@@ -230,29 +223,21 @@ pub(super) fn kana_name<'t>(display: &str, lines: &'t [impl AsRef<str>]) -> Opti
         let line = line.as_ref();
         for at in finder.find_iter(line.as_bytes()) {
             seen += 1;
-            let before: String = line[..at]
+            let run: usize = line[..at]
                 .chars()
                 .rev()
                 .take_while(|&c| is_hiragana(c))
                 .take(MOST + 1)
-                .collect();
-            // (reversed: `before` reads from the occurrence backwards)
-            common = Some(match common {
-                None => before.clone(),
-                Some(c) => c
-                    .chars()
-                    .zip(before.chars())
-                    .take_while(|(a, b)| a == b)
-                    .map(|(a, _)| a)
-                    .collect(),
-            });
-            let run: usize = before.chars().map(char::len_utf8).sum();
+                .map(char::len_utf8)
+                .sum();
+            let before = &line[at - run..at];
+            let shared = common.map_or(before, |c| common_suffix(c, before));
             // (once no kana are common to all, none can be added to the name)
-            if common.as_deref() == Some("") {
+            if shared.is_empty() {
                 return None;
             }
+            common = Some(shared);
             if bounded.is_none()
-                && !before.is_empty()
                 && before.chars().count() <= MOST
                 && starts_clause(line[..at - run].chars().next_back())
             {
@@ -260,11 +245,23 @@ pub(super) fn kana_name<'t>(display: &str, lines: &'t [impl AsRef<str>]) -> Opti
             }
         }
     }
-    let common = common?;
     let name = bounded?;
     let kana = &name[..name.len() - display.len()];
     // (every occurrence has the whole run the clause-starting one has)
-    (seen >= 2 && kana.len() == common.len() && !PARTICLES.contains(&kana)).then_some(name)
+    (seen >= 2 && common.is_some_and(|c| c.len() == kana.len()) && !PARTICLES.contains(&kana))
+        .then_some(name)
+}
+
+/// The longest end `a` and `b` share, as a slice of `b`.
+fn common_suffix<'b>(a: &str, b: &'b str) -> &'b str {
+    let shared: usize = a
+        .chars()
+        .rev()
+        .zip(b.chars().rev())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    &b[b.len() - shared..]
 }
 
 /// The names an item's bylines give: a sentence of `body` that opens with "By" and a name

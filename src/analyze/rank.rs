@@ -331,7 +331,7 @@ pub(super) fn person_title(lower: &str) -> bool {
 /// Food and Drug Administration, Treaty of Waitangi).
 pub(super) const NAME_CONNECTORS: &[&str] = &["of", "and", "de", "du", "del", "la"];
 
-fn is_katakana(c: char) -> bool {
+pub(super) fn is_katakana(c: char) -> bool {
     matches!(c, '\u{30a1}'..='\u{30fa}' | '\u{30fc}')
 }
 

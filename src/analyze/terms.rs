@@ -909,14 +909,19 @@ impl ItemTerms<'_> {
     }
 }
 
-/// The key a title's series label is counted by: the words before its colon ("Under the Hood"
-/// of "Under the Hood: why our consumers lagged", at most five), in a namespace of their own
-/// (no term key holds U+0001), so that a site's sketch knows how many of its titles open with
-/// them whatever candidates the words make.
-pub(super) fn title_label_key(title: &str) -> Option<u64> {
+/// What may be a title's series label: the words before its colon ("Under the Hood" of "Under
+/// the Hood: why our consumers lagged"), at most five.
+pub(super) fn title_label(title: &str) -> Option<&str> {
     let (prefix, _) = title.split_once(": ")?;
     let prefix = prefix.trim();
-    let words = prefix.split(' ').count();
-    (!prefix.is_empty() && prefix.is_ascii() && words <= 5)
-        .then(|| term_hash(&format!("\u{1}{}", prefix.to_ascii_lowercase())))
+    (!prefix.is_empty() && prefix.split(' ').count() <= 5).then_some(prefix)
+}
+
+/// The key a title's series label ([`title_label`], in Latin letters) is counted by, in a
+/// namespace of its own (no term key holds U+0001), so that a site's sketch knows how many of
+/// its titles open with it whatever candidates its words make.
+pub(super) fn title_label_key(title: &str) -> Option<u64> {
+    title_label(title)
+        .filter(|prefix| prefix.is_ascii())
+        .map(|prefix| term_hash(&format!("\u{1}{}", prefix.to_ascii_lowercase())))
 }
